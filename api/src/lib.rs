@@ -1,0 +1,65 @@
+//! The Lightbox API server: JSON-RPC 2.0 and the plain HTTP routes. In
+//! embedded mode (the default) this one process is the whole service.
+
+pub mod http;
+pub mod rpc;
+pub mod state;
+
+pub use state::AppState;
+
+use axum::Router;
+use lightbox_core::accounts;
+use lightbox_core::config::Config;
+use std::net::SocketAddr;
+use tower_http::catch_panic::CatchPanicLayer;
+
+/// The whole HTTP surface, for the binary and for tests.
+pub fn app(state: AppState) -> Router {
+    Router::new()
+        .merge(rpc::routes())
+        .merge(http::routes())
+        .layer(CatchPanicLayer::new())
+        .layer(axum::middleware::from_fn(http::logging::log_request))
+        .with_state(state)
+}
+
+/// Binds, connects the dependencies, and serves until SIGTERM or Ctrl-C.
+/// Prints `listening on http://ADDR` on stdout once ready, for scripts.
+pub async fn serve(config: Config) -> anyhow::Result<()> {
+    let listener = tokio::net::TcpListener::bind(&config.listen).await?;
+    let addr = listener.local_addr()?;
+    let base_url = config.base_url.clone().unwrap_or_else(|| format!("http://{addr}"));
+    let state = AppState::build(config, base_url).await?;
+    if let Some((email, password)) = &state.config.admin {
+        let password = password.expose().to_owned();
+        if accounts::bootstrap_admin(state.repo.as_ref(), email, password).await? {
+            tracing::info!(email = %email, "created the bootstrap admin account");
+        }
+    }
+    tracing::info!(%addr, base_url = %state.base_url, "lightbox-api ready");
+    println!("listening on http://{addr}");
+    let service = app(state).into_make_service_with_connect_info::<SocketAddr>();
+    axum::serve(listener, service)
+        .with_graceful_shutdown(shutdown_signal())
+        .await?;
+    Ok(())
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! { _ = ctrl_c => {}, _ = term => {} }
+    tracing::info!("shutting down");
+}

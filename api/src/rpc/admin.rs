@@ -1,0 +1,32 @@
+//! `admin.*`: user management for administrators.
+
+use super::account::{Nothing, UserResult};
+use super::dispatch::Ctx;
+use lightbox_core::accounts::{self, UserDto};
+use lightbox_core::Result;
+use serde::{Deserialize, Serialize};
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CreateUser {
+    email: String,
+    password: String,
+    #[serde(default)]
+    is_admin: bool,
+}
+
+pub async fn create_user(ctx: Ctx, p: CreateUser) -> Result<UserResult> {
+    let user = accounts::create_user(ctx.state.repo.as_ref(), &p.email, p.password, p.is_admin).await?;
+    Ok(UserResult::new(user))
+}
+
+#[derive(Serialize)]
+pub struct Users {
+    items: Vec<UserDto>,
+}
+
+pub async fn list_users(ctx: Ctx, _: Nothing) -> Result<Users> {
+    Ok(Users {
+        items: accounts::list_users(ctx.state.repo.as_ref()).await?,
+    })
+}

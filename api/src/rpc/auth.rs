@@ -1,0 +1,39 @@
+//! `auth.*`: login, refresh, logout. Public: the credential is in the params.
+
+use super::dispatch::Ctx;
+use lightbox_core::auth::sessions::{self, TokenPair};
+use lightbox_core::validate::Checks;
+use lightbox_core::Result;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Login {
+    email: String,
+    password: String,
+}
+
+pub async fn login(ctx: Ctx, p: Login) -> Result<TokenPair> {
+    Checks::new()
+        .check(!p.email.trim().is_empty(), "email", "is required")
+        .check(!p.password.is_empty(), "password", "is required")
+        .finish()?;
+    let s = &ctx.state;
+    sessions::login(s.repo.as_ref(), &s.signer, &p.email, p.password, &ctx.client).await
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RefreshToken {
+    refresh_token: String,
+}
+
+pub async fn refresh(ctx: Ctx, p: RefreshToken) -> Result<TokenPair> {
+    sessions::refresh(ctx.state.repo.as_ref(), &ctx.state.signer, &p.refresh_token).await
+}
+
+pub async fn logout(ctx: Ctx, p: RefreshToken) -> Result<Value> {
+    sessions::logout(ctx.state.repo.as_ref(), &p.refresh_token).await?;
+    Ok(json!({}))
+}

@@ -1,0 +1,82 @@
+//! The one table of RPC methods: name, who may call it, handler. Adding a
+//! method is one line here plus its handler in the module of its family.
+
+use super::dispatch::Ctx;
+use super::{account, admin, auth, tokens};
+use futures::future::BoxFuture;
+use lightbox_core::Result;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+/// Who may call a method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// No bearer needed.
+    Public,
+    /// Any bearer: JWT session or PAT with `read`.
+    Read,
+    /// Changes something: a JWT session or a PAT with `write`.
+    Write,
+    /// A JWT session only, never a PAT.
+    Session,
+    /// An admin's JWT session.
+    Admin,
+}
+
+pub type Handler = fn(Ctx, Value) -> BoxFuture<'static, Result<Value>>;
+
+pub struct Method {
+    pub name: &'static str,
+    pub access: Access,
+    pub handler: Handler,
+}
+
+/// Wraps `async fn(Ctx, P) -> Result<impl Serialize>` as a `Handler`.
+macro_rules! method {
+    ($name:literal, $access:ident, $f:path) => {
+        Method {
+            name: $name,
+            access: Access::$access,
+            handler: |ctx, params| {
+                Box::pin(async move {
+                    let out = $f(ctx, super::params::decode(params)?).await?;
+                    Ok(serde_json::to_value(out).map_err(anyhow::Error::from)?)
+                })
+            },
+        }
+    };
+}
+
+pub static METHODS: &[Method] = &[
+    method!("auth.login", Public, auth::login),
+    method!("auth.refresh", Public, auth::refresh),
+    method!("auth.logout", Public, auth::logout),
+    method!("account.me", Read, account::me),
+    method!("account.setEmail", Session, account::set_email),
+    method!("account.setPassword", Session, account::set_password),
+    method!("token.create", Session, tokens::create),
+    method!("token.list", Session, tokens::list),
+    method!("token.revoke", Session, tokens::revoke),
+    method!("admin.user.create", Admin, admin::create_user),
+    method!("admin.user.list", Admin, admin::list_users),
+];
+
+pub fn find(name: &str) -> Option<&'static Method> {
+    static INDEX: OnceLock<HashMap<&'static str, &'static Method>> = OnceLock::new();
+    INDEX
+        .get_or_init(|| METHODS.iter().map(|m| (m.name, m)).collect())
+        .get(name)
+        .copied()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn names_are_unique() {
+        let mut names: Vec<_> = super::METHODS.iter().map(|m| m.name).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), super::METHODS.len());
+    }
+}

@@ -1,0 +1,143 @@
+//! JSON-RPC 2.0 over `POST /rpc` (single or batch) and `POST /rpc/{method}`
+//! (single only). Framing in `envelope`, running in `dispatch`, the method
+//! table in `methods`, handlers in one module per method family.
+
+pub mod account;
+pub mod admin;
+pub mod auth;
+pub mod dispatch;
+pub mod envelope;
+pub mod methods;
+pub mod params;
+pub mod tokens;
+
+use crate::http::{bearer, logging::RpcMethods};
+use crate::state::AppState;
+use axum::body::Body;
+use axum::extract::{Path, Request, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use axum::Router;
+use envelope::{Body as Parsed, Entry, Rejection};
+use futures::StreamExt;
+use serde_json::{json, Value};
+
+/// The request body limit of `/rpc` and the authentication methods.
+pub const BODY_LIMIT: usize = 1 << 20;
+
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/rpc", post(root))
+        .route("/rpc/{method}", post(named))
+}
+
+async fn root(State(state): State<AppState>, req: Request) -> Response {
+    handle(state, req, None).await
+}
+
+async fn named(State(state): State<AppState>, Path(method): Path<String>, req: Request) -> Response {
+    handle(state, req, Some(method)).await
+}
+
+fn json_response(status: StatusCode, body: Value) -> Response {
+    (status, [(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response()
+}
+
+fn reject(status: StatusCode, r: Rejection) -> Response {
+    json_response(status, r.body())
+}
+
+fn is_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))
+}
+
+enum Read {
+    Bytes(Vec<u8>),
+    TooLarge,
+    Broken,
+}
+
+/// Reads at most `BODY_LIMIT` bytes, stopping as soon as the limit is passed.
+async fn read_limited(headers: &HeaderMap, body: Body) -> Read {
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > BODY_LIMIT as u64) {
+        return Read::TooLarge;
+    }
+    let mut buf = Vec::with_capacity(declared.unwrap_or(0) as usize);
+    let mut stream = body.into_data_stream();
+    while let Some(chunk) = stream.next().await {
+        let Ok(chunk) = chunk else { return Read::Broken };
+        if buf.len() + chunk.len() > BODY_LIMIT {
+            return Read::TooLarge;
+        }
+        buf.extend_from_slice(&chunk);
+    }
+    Read::Bytes(buf)
+}
+
+async fn handle(state: AppState, req: Request, path_method: Option<String>) -> Response {
+    let client = bearer::client_addr(&req);
+    let (parts, body) = req.into_parts();
+    if !is_json(&parts.headers) {
+        let body = envelope::error_object(
+            Value::Null,
+            envelope::INVALID_REQUEST,
+            "invalid request: Content-Type must be application/json",
+            None,
+        );
+        return json_response(StatusCode::UNSUPPORTED_MEDIA_TYPE, body);
+    }
+    let bytes = match read_limited(&parts.headers, body).await {
+        Read::Bytes(b) => b,
+        Read::TooLarge => {
+            let body = envelope::error_object(
+                Value::Null,
+                envelope::INVALID_REQUEST,
+                "invalid request: body over 1 MiB",
+                Some(json!({ "limit_bytes": BODY_LIMIT })),
+            );
+            return json_response(StatusCode::PAYLOAD_TOO_LARGE, body);
+        }
+        Read::Broken => return reject(StatusCode::BAD_REQUEST, Rejection::Parse),
+    };
+    let parsed = match envelope::parse(&bytes) {
+        Ok(p) => p,
+        Err(r) => return reject(StatusCode::BAD_REQUEST, r),
+    };
+    if let Some(method) = &path_method {
+        match &parsed {
+            Parsed::Batch(_) => return reject(StatusCode::BAD_REQUEST, Rejection::BatchNotAllowed),
+            Parsed::Single(Entry::Call(c)) if &c.method != method => {
+                return reject(StatusCode::BAD_REQUEST, Rejection::MethodMismatch)
+            }
+            _ => {}
+        }
+    }
+    let auth = bearer::resolve(&state, &parts.headers).await;
+    let (names, answer) = match parsed {
+        Parsed::Single(entry) => {
+            let names = dispatch::log_names(std::iter::once(&entry));
+            let answer = dispatch::single(&state, &auth, &client, entry).await;
+            (names, answer)
+        }
+        Parsed::Batch(entries) => {
+            let names = dispatch::log_names(entries.iter());
+            let answers = dispatch::batch(&state, &auth, &client, entries).await;
+            (names, (!answers.is_empty()).then_some(Value::Array(answers)))
+        }
+    };
+    let mut response = match answer {
+        Some(body) => json_response(StatusCode::OK, body),
+        None => StatusCode::NO_CONTENT.into_response(),
+    };
+    response.extensions_mut().insert(RpcMethods(names));
+    response
+}

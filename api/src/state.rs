@@ -1,0 +1,34 @@
+//! What every handler can reach. Built once at start-up; cheap to clone.
+
+use lightbox_core::auth::jwt::Signer;
+use lightbox_core::config::Config;
+use lightbox_core::db::{self, DynRepo};
+use lightbox_core::store::BlobStore;
+use std::sync::Arc;
+
+#[derive(Clone)]
+pub struct AppState {
+    pub repo: DynRepo,
+    pub store: BlobStore,
+    pub signer: Arc<Signer>,
+    pub config: Arc<Config>,
+    /// Public base address, without a trailing slash.
+    pub base_url: Arc<str>,
+}
+
+impl AppState {
+    /// Connects the database (migrating it) and the blob store.
+    pub async fn build(config: Config, base_url: String) -> anyhow::Result<AppState> {
+        std::fs::create_dir_all(&config.data_dir)?;
+        let repo = db::connect(config.database_url.expose()).await?;
+        let store = BlobStore::from_url(&config.storage_url)?;
+        let signer = Signer::from_config(&config)?;
+        Ok(AppState {
+            repo,
+            store,
+            signer: Arc::new(signer),
+            config: Arc::new(config),
+            base_url: base_url.into(),
+        })
+    }
+}

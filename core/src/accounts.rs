@@ -1,0 +1,114 @@
+//! User accounts: creation (by an admin or the bootstrap), the caller's own
+//! profile, and changing email or password.
+
+use crate::auth::sessions::{self, TokenPair};
+use crate::auth::{jwt::Signer, password, Caller};
+use crate::db::{Repo, UserRow, Write};
+use crate::validate::normalize_email;
+use crate::{ids, time, Error, Result};
+use serde::Serialize;
+use uuid::Uuid;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct UserDto {
+    pub id: Uuid,
+    pub email: String,
+    pub is_admin: bool,
+}
+
+impl From<&UserRow> for UserDto {
+    fn from(u: &UserRow) -> Self {
+        UserDto {
+            id: u.id,
+            email: u.email.clone(),
+            is_admin: u.is_admin,
+        }
+    }
+}
+
+fn check_new_password(field: &str, p: &str) -> Result<()> {
+    if password::valid_length(p) {
+        Ok(())
+    } else {
+        Err(Error::invalid(field, "must be 8-256 characters"))
+    }
+}
+
+fn taken() -> Error {
+    Error::invalid("email", "is already registered")
+}
+
+pub async fn create_user(repo: &dyn Repo, email: &str, pass: String, is_admin: bool) -> Result<UserDto> {
+    let email = normalize_email(email)?;
+    check_new_password("password", &pass)?;
+    let row = UserRow {
+        id: ids::new_id(),
+        email,
+        password_hash: password::hash(pass).await?,
+        is_admin,
+        created_at: time::now_ms(),
+    };
+    match repo.insert_user(&row).await? {
+        Write::Done => Ok(UserDto::from(&row)),
+        Write::Conflict => Err(taken()),
+    }
+}
+
+/// Creates the configured admin unless an account with that email exists.
+pub async fn bootstrap_admin(repo: &dyn Repo, email: &str, pass: String) -> Result<bool> {
+    let normalized = normalize_email(email)?;
+    if repo.user_by_email(&normalized).await?.is_some() {
+        return Ok(false);
+    }
+    match create_user(repo, email, pass, true).await {
+        Ok(_) => Ok(true),
+        // Another replica created it first.
+        Err(Error::Validation(_)) if repo.user_by_email(&normalized).await?.is_some() => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+pub async fn list_users(repo: &dyn Repo) -> Result<Vec<UserDto>> {
+    Ok(repo.list_users().await?.iter().map(UserDto::from).collect())
+}
+
+async fn current(repo: &dyn Repo, caller: &Caller) -> Result<UserRow> {
+    repo.user_by_id(caller.user_id).await?.ok_or_else(Error::unauthorized)
+}
+
+pub async fn me(repo: &dyn Repo, caller: &Caller) -> Result<UserDto> {
+    Ok(UserDto::from(&current(repo, caller).await?))
+}
+
+/// A wrong current password is an invalid credential: 1001.
+async fn reauthenticate(repo: &dyn Repo, caller: &Caller, current_password: String) -> Result<UserRow> {
+    let user = current(repo, caller).await?;
+    if password::verify(current_password, user.password_hash.clone()).await? {
+        Ok(user)
+    } else {
+        Err(Error::unauthorized())
+    }
+}
+
+pub async fn set_email(repo: &dyn Repo, caller: &Caller, current_password: String, email: &str) -> Result<UserDto> {
+    let email = normalize_email(email)?;
+    let mut user = reauthenticate(repo, caller, current_password).await?;
+    if repo.set_email(user.id, &email).await? == Write::Conflict {
+        return Err(taken());
+    }
+    user.email = email;
+    Ok(UserDto::from(&user))
+}
+
+pub async fn set_password(
+    repo: &dyn Repo,
+    signer: &Signer,
+    caller: &Caller,
+    current_password: String,
+    new_password: String,
+) -> Result<TokenPair> {
+    check_new_password("new_password", &new_password)?;
+    let user = reauthenticate(repo, caller, current_password).await?;
+    repo.set_password_hash(user.id, &password::hash(new_password).await?).await?;
+    sessions::keep_only(repo, signer, caller, &user).await
+}

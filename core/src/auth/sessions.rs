@@ -1,0 +1,126 @@
+//! Password sessions: login (throttled), refresh-token rotation with replay
+//! detection, logout, and the fresh pair handed out after a password change.
+
+use super::{jwt::Signer, now, password, secrets, throttle, Caller};
+use crate::accounts::UserDto;
+use crate::db::{RefreshRow, RefreshUse, Repo, UserRow};
+use crate::time::{rfc3339, DAY_MS};
+use crate::{ids, Error, Result};
+use serde::Serialize;
+use uuid::Uuid;
+
+pub const REFRESH_TTL_MS: i64 = 30 * DAY_MS;
+
+#[derive(Debug, Serialize)]
+pub struct TokenPair {
+    pub access_token: String,
+    pub access_expires_at: String,
+    pub refresh_token: String,
+    pub user: UserDto,
+}
+
+/// Exchanges credentials for a new session. `client` is the caller's address.
+pub async fn login(
+    repo: &dyn Repo,
+    signer: &Signer,
+    email: &str,
+    password: String,
+    client: &str,
+) -> Result<TokenPair> {
+    let email = email.trim().to_lowercase();
+    let t = now();
+    let previous = repo.login_failures(&email, client).await?;
+    if let Some((failures, last)) = previous {
+        if let Some(wait) = throttle::retry_after_s(failures, last, t) {
+            return Err(Error::Unauthorized {
+                retry_after_s: Some(wait),
+            });
+        }
+    }
+    let user = match repo.user_by_email(&email).await? {
+        Some(u) if password::verify(password, u.password_hash.clone()).await? => u,
+        found => {
+            if found.is_none() {
+                password::verify_against_nothing(String::new()).await?;
+            }
+            let failures = repo.record_login_failure(&email, client, t).await?;
+            return Err(Error::Unauthorized {
+                retry_after_s: throttle::retry_after_s(failures, t, t),
+            });
+        }
+    };
+    if previous.is_some() {
+        repo.clear_login_failures(&email, client).await?;
+    }
+    start(repo, signer, &user).await
+}
+
+async fn start(repo: &dyn Repo, signer: &Signer, user: &UserRow) -> Result<TokenPair> {
+    let session_id = ids::new_id();
+    let (refresh_token, row) = new_refresh(session_id);
+    repo.create_session(user.id, &row).await?;
+    pair(signer, user, session_id, refresh_token)
+}
+
+fn new_refresh(session_id: Uuid) -> (String, RefreshRow) {
+    let token = secrets::random_token(secrets::REFRESH_PREFIX);
+    let t = now();
+    let row = RefreshRow {
+        token_hash: secrets::hash(&token),
+        session_id,
+        created_at: t,
+        expires_at: t + REFRESH_TTL_MS,
+    };
+    (token, row)
+}
+
+fn pair(signer: &Signer, user: &UserRow, session: Uuid, refresh_token: String) -> Result<TokenPair> {
+    let (access_token, exp) = signer.issue(user.id, session, now())?;
+    Ok(TokenPair {
+        access_token,
+        access_expires_at: rfc3339(exp),
+        refresh_token,
+        user: UserDto::from(user),
+    })
+}
+
+/// Rotates a refresh token. A token presented twice ends its whole session:
+/// either the client or a thief holds a copy, and neither may go on.
+pub async fn refresh(repo: &dyn Repo, signer: &Signer, token: &str) -> Result<TokenPair> {
+    match repo.spend_refresh(&secrets::hash(token), now()).await? {
+        RefreshUse::Spent { session_id, .. } => {
+            let user = repo
+                .session_user(session_id)
+                .await?
+                .ok_or_else(Error::unauthorized)?;
+            let (refresh_token, row) = new_refresh(session_id);
+            repo.add_refresh(&row).await?;
+            pair(signer, &user, session_id, refresh_token)
+        }
+        RefreshUse::Replayed { session_id } => {
+            tracing::warn!(%session_id, "refresh token replayed; session revoked");
+            repo.revoke_session(session_id, now()).await?;
+            Err(Error::unauthorized())
+        }
+        RefreshUse::Invalid => Err(Error::unauthorized()),
+    }
+}
+
+/// Ends the session a refresh token belongs to; idempotent for a known token.
+pub async fn logout(repo: &dyn Repo, token: &str) -> Result<()> {
+    if repo.revoke_session_of(&secrets::hash(token), now()).await? {
+        Ok(())
+    } else {
+        Err(Error::unauthorized())
+    }
+}
+
+/// After a password change: every other session ends, the caller's goes on
+/// with a fresh pair (its old refresh tokens are spent).
+pub async fn keep_only(repo: &dyn Repo, signer: &Signer, caller: &Caller, user: &UserRow) -> Result<TokenPair> {
+    let session_id = caller.session_id().ok_or(Error::Forbidden)?;
+    repo.revoke_sessions_except(user.id, session_id, now()).await?;
+    let (refresh_token, row) = new_refresh(session_id);
+    repo.add_refresh(&row).await?;
+    pair(signer, user, session_id, refresh_token)
+}

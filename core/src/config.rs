@@ -1,0 +1,217 @@
+//! Configuration: defaults, then the optional TOML file named by
+//! `LIGHTBOX_CONFIG`, then the environment, which always wins.
+//! Every `LIGHTBOX_X` variable is the key `x` in the file; `DATABASE_URL`
+//! and `NATS_URL` are `database_url` and `nats_url`.
+
+use anyhow::{bail, Context};
+use serde::Deserialize;
+use std::fmt;
+use std::path::PathBuf;
+
+/// A value that must never reach a log line.
+#[derive(Clone, Deserialize, PartialEq, Eq)]
+#[serde(transparent)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn new(s: impl Into<String>) -> Self {
+        Secret(s.into())
+    }
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("<redacted>")
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    Text,
+    Json,
+}
+
+/// The TOML file; every key optional.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileConfig {
+    listen: Option<String>,
+    data_dir: Option<PathBuf>,
+    base_url: Option<String>,
+    image_host: Option<String>,
+    database_url: Option<Secret>,
+    nats_url: Option<String>,
+    nats_prefix: Option<String>,
+    storage_url: Option<String>,
+    admin_email: Option<String>,
+    admin_password: Option<Secret>,
+    upload_max_bytes: Option<u64>,
+    server_publishing: Option<bool>,
+    signing_key: Option<Secret>,
+    log_format: Option<LogFormat>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub listen: String,
+    pub data_dir: PathBuf,
+    /// `None` means "the address the server actually bound".
+    pub base_url: Option<String>,
+    pub image_host: Option<String>,
+    pub database_url: Secret,
+    pub nats_url: Option<String>,
+    pub nats_prefix: String,
+    pub storage_url: String,
+    pub admin: Option<(String, Secret)>,
+    pub upload_max_bytes: u64,
+    pub server_publishing: bool,
+    /// HMAC key for access tokens; when absent one is kept in the data dir.
+    pub signing_key: Option<Secret>,
+    pub log_format: LogFormat,
+}
+
+impl Config {
+    /// Reads the process environment (and the file it names).
+    pub fn from_env() -> anyhow::Result<Config> {
+        Self::load(|k| std::env::var(k).ok().filter(|v| !v.is_empty()))
+    }
+
+    /// `env` looks a variable up; tests pass a map instead of the process env.
+    pub fn load(env: impl Fn(&str) -> Option<String>) -> anyhow::Result<Config> {
+        let file = match env("LIGHTBOX_CONFIG") {
+            Some(path) => {
+                let text = std::fs::read_to_string(&path)
+                    .with_context(|| format!("reading LIGHTBOX_CONFIG file {path}"))?;
+                toml::from_str::<FileConfig>(&text)
+                    .with_context(|| format!("parsing LIGHTBOX_CONFIG file {path}"))?
+            }
+            None => FileConfig::default(),
+        };
+        Self::merge(file, env)
+    }
+
+    fn merge(f: FileConfig, env: impl Fn(&str) -> Option<String>) -> anyhow::Result<Config> {
+        let data_dir: PathBuf = env("LIGHTBOX_DATA_DIR")
+            .map(PathBuf::from)
+            .or(f.data_dir)
+            .unwrap_or_else(|| PathBuf::from("./data"));
+        let database_url = env("DATABASE_URL").map(Secret).or(f.database_url).unwrap_or_else(|| {
+            Secret(format!("sqlite://{}?mode=rwc", data_dir.join("lightbox.db").display()))
+        });
+        let storage_url = env("LIGHTBOX_STORAGE_URL")
+            .or(f.storage_url)
+            .unwrap_or_else(|| format!("file://{}", absolute(&data_dir.join("blobs")).display()));
+        let admin_email = env("LIGHTBOX_ADMIN_EMAIL").or(f.admin_email);
+        let admin_password = env("LIGHTBOX_ADMIN_PASSWORD").map(Secret).or(f.admin_password);
+        let upload_max_bytes = match env("LIGHTBOX_UPLOAD_MAX_BYTES") {
+            Some(v) => v.parse().context("LIGHTBOX_UPLOAD_MAX_BYTES must be a whole number")?,
+            None => f.upload_max_bytes.unwrap_or(100_000_000),
+        };
+        let server_publishing = match env("LIGHTBOX_SERVER_PUBLISHING") {
+            Some(v) => parse_bool(&v).context("LIGHTBOX_SERVER_PUBLISHING must be true or false")?,
+            None => f.server_publishing.unwrap_or(true),
+        };
+        let log_format = match env("LIGHTBOX_LOG_FORMAT").as_deref() {
+            Some("json") => LogFormat::Json,
+            Some("text") => LogFormat::Text,
+            Some(other) => bail!("LIGHTBOX_LOG_FORMAT must be text or json, not {other}"),
+            None => f.log_format.unwrap_or(LogFormat::Text),
+        };
+        Ok(Config {
+            listen: env("LIGHTBOX_LISTEN").or(f.listen).unwrap_or_else(|| "127.0.0.1:8080".into()),
+            data_dir,
+            base_url: env("LIGHTBOX_BASE_URL").or(f.base_url).map(trim_slash),
+            image_host: env("LIGHTBOX_IMAGE_HOST").or(f.image_host).map(trim_slash),
+            database_url,
+            nats_url: env("NATS_URL").or(f.nats_url),
+            nats_prefix: env("LIGHTBOX_NATS_PREFIX").or(f.nats_prefix).unwrap_or_else(|| "lightbox".into()),
+            storage_url,
+            admin: admin_email.zip(admin_password),
+            upload_max_bytes,
+            server_publishing,
+            signing_key: env("LIGHTBOX_SIGNING_KEY").map(Secret).or(f.signing_key),
+            log_format,
+        })
+    }
+}
+
+fn parse_bool(v: &str) -> anyhow::Result<bool> {
+    match v.to_ascii_lowercase().as_str() {
+        "true" | "1" | "yes" => Ok(true),
+        "false" | "0" | "no" => Ok(false),
+        _ => bail!("not a boolean: {v}"),
+    }
+}
+
+fn trim_slash(s: String) -> String {
+    s.trim_end_matches('/').to_owned()
+}
+
+fn absolute(p: &std::path::Path) -> PathBuf {
+    std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn load(vars: &[(&str, &str)]) -> anyhow::Result<Config> {
+        let map: HashMap<String, String> =
+            vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        Config::load(|k| map.get(k).cloned())
+    }
+
+    #[test]
+    fn defaults() {
+        let c = load(&[]).unwrap();
+        assert_eq!(c.listen, "127.0.0.1:8080");
+        assert_eq!(c.upload_max_bytes, 100_000_000);
+        assert!(c.server_publishing);
+        assert!(c.database_url.expose().starts_with("sqlite://"));
+        assert!(c.storage_url.starts_with("file://"));
+        assert!(c.admin.is_none());
+    }
+
+    #[test]
+    fn environment_wins_over_file() {
+        let dir = std::env::temp_dir().join(format!("lbx-cfg-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("c.toml");
+        std::fs::write(&path, "listen = \"0.0.0.0:1\"\nupload_max_bytes = 5\nnats_prefix = \"x\"\n").unwrap();
+        let c = load(&[
+            ("LIGHTBOX_CONFIG", path.to_str().unwrap()),
+            ("LIGHTBOX_LISTEN", "127.0.0.1:9"),
+        ])
+        .unwrap();
+        assert_eq!(c.listen, "127.0.0.1:9");
+        assert_eq!(c.upload_max_bytes, 5);
+        assert_eq!(c.nats_prefix, "x");
+    }
+
+    #[test]
+    fn unknown_file_keys_and_bad_values_are_refused() {
+        let dir = std::env::temp_dir().join(format!("lbx-cfg2-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("c.toml");
+        std::fs::write(&path, "lisen = \"typo\"\n").unwrap();
+        assert!(load(&[("LIGHTBOX_CONFIG", path.to_str().unwrap())]).is_err());
+        assert!(load(&[("LIGHTBOX_UPLOAD_MAX_BYTES", "lots")]).is_err());
+    }
+
+    #[test]
+    fn secrets_do_not_print() {
+        let c = load(&[
+            ("LIGHTBOX_ADMIN_EMAIL", "a@b.io"),
+            ("LIGHTBOX_ADMIN_PASSWORD", "hunter2hunter2"),
+            ("LIGHTBOX_SIGNING_KEY", "topsecretkey"),
+        ])
+        .unwrap();
+        let shown = format!("{c:?}");
+        assert!(!shown.contains("hunter2") && !shown.contains("topsecretkey"));
+    }
+}

@@ -1,0 +1,124 @@
+//! The database behind small role traits. The business logic holds an
+//! `Arc<dyn Repo>` and never learns which engine it got.
+//!
+//! One implementation (`sql.rs`) serves SQLite and PostgreSQL: every
+//! statement is written in the dialect both speak (`$n` placeholders, TEXT
+//! ids, BIGINT times, `ON CONFLICT`, `RETURNING`), and each engine keeps its
+//! own migrations folder for the places where the schemas may differ.
+
+mod sql;
+
+use crate::Result;
+use async_trait::async_trait;
+use std::sync::Arc;
+use uuid::Uuid;
+
+pub use sql::SqlRepo;
+
+/// Whether an insert or update hit a unique constraint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Write {
+    Done,
+    Conflict,
+}
+
+#[derive(Debug, Clone)]
+pub struct UserRow {
+    pub id: Uuid,
+    pub email: String,
+    pub password_hash: String,
+    pub is_admin: bool,
+    pub created_at: i64,
+}
+
+#[derive(Debug, Clone)]
+pub struct PatRow {
+    pub id: Uuid,
+    pub user_id: Uuid,
+    pub name: String,
+    /// Comma-separated scope names.
+    pub scopes: String,
+    pub token_hash: String,
+    pub prefix: String,
+    pub created_at: i64,
+    pub last_used_at: Option<i64>,
+    pub expires_at: Option<i64>,
+    pub revoked_at: Option<i64>,
+}
+
+#[derive(Debug, Clone)]
+pub struct RefreshRow {
+    pub token_hash: String,
+    pub session_id: Uuid,
+    pub created_at: i64,
+    pub expires_at: i64,
+}
+
+/// What presenting a refresh token did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RefreshUse {
+    /// It was live and is now spent; the session goes on.
+    Spent { session_id: Uuid, user_id: Uuid },
+    /// It had been spent before: the caller is replaying it.
+    Replayed { session_id: Uuid },
+    /// Unknown, expired, or its session has ended.
+    Invalid,
+}
+
+#[async_trait]
+pub trait UserRepo {
+    async fn insert_user(&self, user: &UserRow) -> Result<Write>;
+    async fn user_by_id(&self, id: Uuid) -> Result<Option<UserRow>>;
+    async fn user_by_email(&self, email: &str) -> Result<Option<UserRow>>;
+    async fn list_users(&self) -> Result<Vec<UserRow>>;
+    async fn set_email(&self, id: Uuid, email: &str) -> Result<Write>;
+    async fn set_password_hash(&self, id: Uuid, hash: &str) -> Result<()>;
+}
+
+#[async_trait]
+pub trait SessionRepo {
+    /// Starts a session with its first refresh token.
+    async fn create_session(&self, user_id: Uuid, first: &RefreshRow) -> Result<()>;
+    /// The user of a session that has not been revoked.
+    async fn session_user(&self, session_id: Uuid) -> Result<Option<UserRow>>;
+    /// Spends a refresh token exactly once, even under concurrent calls.
+    async fn spend_refresh(&self, token_hash: &str, now: i64) -> Result<RefreshUse>;
+    async fn add_refresh(&self, row: &RefreshRow) -> Result<()>;
+    /// Ends the session the token belongs to; false when the token is unknown.
+    async fn revoke_session_of(&self, token_hash: &str, now: i64) -> Result<bool>;
+    async fn revoke_session(&self, session_id: Uuid, now: i64) -> Result<()>;
+    /// Ends every session of the user but `keep`, and spends `keep`'s refresh tokens.
+    async fn revoke_sessions_except(&self, user_id: Uuid, keep: Uuid, now: i64) -> Result<()>;
+}
+
+#[async_trait]
+pub trait PatRepo {
+    async fn insert_pat(&self, pat: &PatRow) -> Result<()>;
+    async fn pats_of(&self, user_id: Uuid) -> Result<Vec<PatRow>>;
+    async fn pat_by_hash(&self, token_hash: &str) -> Result<Option<PatRow>>;
+    /// False when the user has no such live token.
+    async fn revoke_pat(&self, user_id: Uuid, id: Uuid, now: i64) -> Result<bool>;
+    /// Records use, at most once a minute per token.
+    async fn touch_pat(&self, id: Uuid, now: i64) -> Result<()>;
+}
+
+#[async_trait]
+pub trait ThrottleRepo {
+    /// (consecutive failures, time of the last one).
+    async fn login_failures(&self, email: &str, client: &str) -> Result<Option<(i64, i64)>>;
+    async fn record_login_failure(&self, email: &str, client: &str, now: i64) -> Result<i64>;
+    async fn clear_login_failures(&self, email: &str, client: &str) -> Result<()>;
+}
+
+#[async_trait]
+pub trait Repo: UserRepo + SessionRepo + PatRepo + ThrottleRepo + Send + Sync {
+    /// A round trip to the database, for readiness.
+    async fn ping(&self) -> Result<()>;
+}
+
+pub type DynRepo = Arc<dyn Repo>;
+
+/// Connects by URL (`sqlite://…` or `postgres://…`) and migrates.
+pub async fn connect(url: &str) -> anyhow::Result<DynRepo> {
+    Ok(Arc::new(SqlRepo::connect(url).await?))
+}

@@ -1,0 +1,405 @@
+//! `Repo` over sqlx's `Any` driver, for SQLite and PostgreSQL alike.
+
+use super::*;
+use crate::Error;
+use anyhow::Context;
+use sqlx::any::{AnyPoolOptions, AnyRow};
+use sqlx::migrate::Migrator;
+use sqlx::{AnyPool, Executor, Row};
+use std::time::Duration;
+
+static SQLITE: Migrator = sqlx::migrate!("./migrations/sqlite");
+static POSTGRES: Migrator = sqlx::migrate!("./migrations/postgres");
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Engine {
+    Sqlite,
+    Postgres,
+}
+
+#[derive(Clone)]
+pub struct SqlRepo {
+    pool: AnyPool,
+    engine: Engine,
+}
+
+impl SqlRepo {
+    pub async fn connect(url: &str) -> anyhow::Result<SqlRepo> {
+        sqlx::any::install_default_drivers();
+        let engine = if url.starts_with("sqlite:") {
+            Engine::Sqlite
+        } else if url.starts_with("postgres:") || url.starts_with("postgresql:") {
+            Engine::Postgres
+        } else {
+            anyhow::bail!("DATABASE_URL must start with sqlite:// or postgres://");
+        };
+        let options = AnyPoolOptions::new()
+            .max_connections(if engine == Engine::Sqlite { 8 } else { 16 })
+            .acquire_timeout(Duration::from_secs(5));
+        let pool = match engine {
+            // WAL lets readers run beside the one writer; the busy timeout
+            // makes writers queue instead of failing at once.
+            Engine::Sqlite => options.after_connect(|conn, _| {
+                Box::pin(async move {
+                    conn.execute(
+                        "PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 10000; \
+                         PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;",
+                    )
+                    .await?;
+                    Ok(())
+                })
+            }),
+            Engine::Postgres => options,
+        }
+        .connect(url)
+        .await
+        .context("connecting to the database")?;
+        let migrator = match engine {
+            Engine::Sqlite => &SQLITE,
+            Engine::Postgres => &POSTGRES,
+        };
+        migrator.run(&pool).await.context("running database migrations")?;
+        Ok(SqlRepo { pool, engine })
+    }
+
+    pub fn engine(&self) -> Engine {
+        self.engine
+    }
+}
+
+fn uuid(row: &AnyRow, col: &str) -> Result<Uuid> {
+    let s: String = row.try_get(col)?;
+    Uuid::parse_str(&s).map_err(|e| Error::Internal(anyhow::anyhow!("bad uuid in {col}: {e}")))
+}
+
+fn flag(row: &AnyRow, col: &str) -> Result<bool> {
+    Ok(row.try_get::<i64, _>(col)? != 0)
+}
+
+/// Maps a unique-constraint violation to `Write::Conflict`.
+fn on_unique<T>(r: std::result::Result<T, sqlx::Error>) -> Result<Write> {
+    match r {
+        Ok(_) => Ok(Write::Done),
+        Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Ok(Write::Conflict),
+        Err(e) => Err(e.into()),
+    }
+}
+
+const USER_COLS: &str = "id, email, password_hash, is_admin, created_at";
+
+fn user_row(row: &AnyRow) -> Result<UserRow> {
+    Ok(UserRow {
+        id: uuid(row, "id")?,
+        email: row.try_get("email")?,
+        password_hash: row.try_get("password_hash")?,
+        is_admin: flag(row, "is_admin")?,
+        created_at: row.try_get("created_at")?,
+    })
+}
+
+const PAT_COLS: &str = "id, user_id, name, scopes, token_hash, prefix, created_at, \
+                        last_used_at, expires_at, revoked_at";
+
+fn pat_row(row: &AnyRow) -> Result<PatRow> {
+    Ok(PatRow {
+        id: uuid(row, "id")?,
+        user_id: uuid(row, "user_id")?,
+        name: row.try_get("name")?,
+        scopes: row.try_get("scopes")?,
+        token_hash: row.try_get("token_hash")?,
+        prefix: row.try_get("prefix")?,
+        created_at: row.try_get("created_at")?,
+        last_used_at: row.try_get("last_used_at")?,
+        expires_at: row.try_get("expires_at")?,
+        revoked_at: row.try_get("revoked_at")?,
+    })
+}
+
+#[async_trait]
+impl UserRepo for SqlRepo {
+    async fn insert_user(&self, u: &UserRow) -> Result<Write> {
+        on_unique(
+            sqlx::query(
+                "INSERT INTO users (id, email, password_hash, is_admin, created_at) \
+                 VALUES ($1, $2, $3, $4, $5)",
+            )
+            .bind(u.id.to_string())
+            .bind(&u.email)
+            .bind(&u.password_hash)
+            .bind(u.is_admin as i64)
+            .bind(u.created_at)
+            .execute(&self.pool)
+            .await,
+        )
+    }
+
+    async fn user_by_id(&self, id: Uuid) -> Result<Option<UserRow>> {
+        let q = format!("SELECT {USER_COLS} FROM users WHERE id = $1");
+        let row = sqlx::query(&q).bind(id.to_string()).fetch_optional(&self.pool).await?;
+        row.as_ref().map(user_row).transpose()
+    }
+
+    async fn user_by_email(&self, email: &str) -> Result<Option<UserRow>> {
+        let q = format!("SELECT {USER_COLS} FROM users WHERE email = $1");
+        let row = sqlx::query(&q).bind(email).fetch_optional(&self.pool).await?;
+        row.as_ref().map(user_row).transpose()
+    }
+
+    async fn list_users(&self) -> Result<Vec<UserRow>> {
+        let q = format!("SELECT {USER_COLS} FROM users ORDER BY created_at, id");
+        let rows = sqlx::query(&q).fetch_all(&self.pool).await?;
+        rows.iter().map(user_row).collect()
+    }
+
+    async fn set_email(&self, id: Uuid, email: &str) -> Result<Write> {
+        on_unique(
+            sqlx::query("UPDATE users SET email = $2 WHERE id = $1")
+                .bind(id.to_string())
+                .bind(email)
+                .execute(&self.pool)
+                .await,
+        )
+    }
+
+    async fn set_password_hash(&self, id: Uuid, hash: &str) -> Result<()> {
+        sqlx::query("UPDATE users SET password_hash = $2 WHERE id = $1")
+            .bind(id.to_string())
+            .bind(hash)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+}
+
+#[async_trait]
+impl SessionRepo for SqlRepo {
+    async fn create_session(&self, user_id: Uuid, first: &RefreshRow) -> Result<()> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query("INSERT INTO sessions (id, user_id, created_at) VALUES ($1, $2, $3)")
+            .bind(first.session_id.to_string())
+            .bind(user_id.to_string())
+            .bind(first.created_at)
+            .execute(&mut *tx)
+            .await?;
+        insert_refresh(&mut *tx, first).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn session_user(&self, session_id: Uuid) -> Result<Option<UserRow>> {
+        let row = sqlx::query(
+            "SELECT u.id, u.email, u.password_hash, u.is_admin, u.created_at \
+             FROM sessions s JOIN users u ON u.id = s.user_id \
+             WHERE s.id = $1 AND s.revoked_at IS NULL",
+        )
+        .bind(session_id.to_string())
+        .fetch_optional(&self.pool)
+        .await?;
+        row.as_ref().map(user_row).transpose()
+    }
+
+    async fn spend_refresh(&self, token_hash: &str, now: i64) -> Result<RefreshUse> {
+        // One statement decides: of two racing refreshes, exactly one spends it.
+        let spent = sqlx::query(
+            "UPDATE refresh_tokens SET used_at = $2 \
+             WHERE token_hash = $1 AND used_at IS NULL AND expires_at > $2 \
+               AND session_id IN (SELECT id FROM sessions WHERE revoked_at IS NULL) \
+             RETURNING session_id",
+        )
+        .bind(token_hash)
+        .bind(now)
+        .fetch_optional(&self.pool)
+        .await?;
+        if let Some(row) = spent {
+            let session_id = uuid(&row, "session_id")?;
+            let user = sqlx::query("SELECT user_id FROM sessions WHERE id = $1")
+                .bind(session_id.to_string())
+                .fetch_one(&self.pool)
+                .await?;
+            return Ok(RefreshUse::Spent {
+                session_id,
+                user_id: uuid(&user, "user_id")?,
+            });
+        }
+        let known = sqlx::query("SELECT session_id, used_at FROM refresh_tokens WHERE token_hash = $1")
+            .bind(token_hash)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(match known {
+            Some(row) if row.try_get::<Option<i64>, _>("used_at")?.is_some() => RefreshUse::Replayed {
+                session_id: uuid(&row, "session_id")?,
+            },
+            _ => RefreshUse::Invalid,
+        })
+    }
+
+    async fn add_refresh(&self, row: &RefreshRow) -> Result<()> {
+        insert_refresh(&self.pool, row).await
+    }
+
+    async fn revoke_session_of(&self, token_hash: &str, now: i64) -> Result<bool> {
+        let done = sqlx::query(
+            "UPDATE sessions SET revoked_at = COALESCE(revoked_at, $2) WHERE id = \
+             (SELECT session_id FROM refresh_tokens WHERE token_hash = $1)",
+        )
+        .bind(token_hash)
+        .bind(now)
+        .execute(&self.pool)
+        .await?;
+        Ok(done.rows_affected() > 0)
+    }
+
+    async fn revoke_session(&self, session_id: Uuid, now: i64) -> Result<()> {
+        sqlx::query("UPDATE sessions SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL")
+            .bind(session_id.to_string())
+            .bind(now)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    async fn revoke_sessions_except(&self, user_id: Uuid, keep: Uuid, now: i64) -> Result<()> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query(
+            "UPDATE sessions SET revoked_at = $3 \
+             WHERE user_id = $1 AND id <> $2 AND revoked_at IS NULL",
+        )
+        .bind(user_id.to_string())
+        .bind(keep.to_string())
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query("UPDATE refresh_tokens SET used_at = $2 WHERE session_id = $1 AND used_at IS NULL")
+            .bind(keep.to_string())
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+}
+
+async fn insert_refresh<'e>(db: impl Executor<'e, Database = sqlx::Any>, r: &RefreshRow) -> Result<()> {
+    sqlx::query(
+        "INSERT INTO refresh_tokens (token_hash, session_id, created_at, expires_at) \
+         VALUES ($1, $2, $3, $4)",
+    )
+    .bind(&r.token_hash)
+    .bind(r.session_id.to_string())
+    .bind(r.created_at)
+    .bind(r.expires_at)
+    .execute(db)
+    .await?;
+    Ok(())
+}
+
+#[async_trait]
+impl PatRepo for SqlRepo {
+    async fn insert_pat(&self, p: &PatRow) -> Result<()> {
+        sqlx::query(
+            "INSERT INTO personal_access_tokens \
+             (id, user_id, name, scopes, token_hash, prefix, created_at, expires_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+        )
+        .bind(p.id.to_string())
+        .bind(p.user_id.to_string())
+        .bind(&p.name)
+        .bind(&p.scopes)
+        .bind(&p.token_hash)
+        .bind(&p.prefix)
+        .bind(p.created_at)
+        .bind(p.expires_at)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    async fn pats_of(&self, user_id: Uuid) -> Result<Vec<PatRow>> {
+        let q = format!(
+            "SELECT {PAT_COLS} FROM personal_access_tokens \
+             WHERE user_id = $1 AND revoked_at IS NULL ORDER BY created_at DESC, id"
+        );
+        let rows = sqlx::query(&q).bind(user_id.to_string()).fetch_all(&self.pool).await?;
+        rows.iter().map(pat_row).collect()
+    }
+
+    async fn pat_by_hash(&self, token_hash: &str) -> Result<Option<PatRow>> {
+        let q = format!("SELECT {PAT_COLS} FROM personal_access_tokens WHERE token_hash = $1");
+        let row = sqlx::query(&q).bind(token_hash).fetch_optional(&self.pool).await?;
+        row.as_ref().map(pat_row).transpose()
+    }
+
+    async fn revoke_pat(&self, user_id: Uuid, id: Uuid, now: i64) -> Result<bool> {
+        let done = sqlx::query(
+            "UPDATE personal_access_tokens SET revoked_at = $3 \
+             WHERE id = $1 AND user_id = $2 AND revoked_at IS NULL",
+        )
+        .bind(id.to_string())
+        .bind(user_id.to_string())
+        .bind(now)
+        .execute(&self.pool)
+        .await?;
+        Ok(done.rows_affected() > 0)
+    }
+
+    async fn touch_pat(&self, id: Uuid, now: i64) -> Result<()> {
+        sqlx::query(
+            "UPDATE personal_access_tokens SET last_used_at = $2 \
+             WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $3)",
+        )
+        .bind(id.to_string())
+        .bind(now)
+        .bind(now - crate::time::MINUTE_MS)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+}
+
+#[async_trait]
+impl ThrottleRepo for SqlRepo {
+    async fn login_failures(&self, email: &str, client: &str) -> Result<Option<(i64, i64)>> {
+        let row = sqlx::query(
+            "SELECT failures, last_failure_at FROM login_failures WHERE email = $1 AND client = $2",
+        )
+        .bind(email)
+        .bind(client)
+        .fetch_optional(&self.pool)
+        .await?;
+        row.map(|r| Ok((r.try_get("failures")?, r.try_get("last_failure_at")?)))
+            .transpose()
+    }
+
+    async fn record_login_failure(&self, email: &str, client: &str, now: i64) -> Result<i64> {
+        let row = sqlx::query(
+            "INSERT INTO login_failures (email, client, failures, last_failure_at) \
+             VALUES ($1, $2, 1, $3) \
+             ON CONFLICT (email, client) DO UPDATE \
+             SET failures = login_failures.failures + 1, last_failure_at = excluded.last_failure_at \
+             RETURNING failures",
+        )
+        .bind(email)
+        .bind(client)
+        .bind(now)
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(row.try_get("failures")?)
+    }
+
+    async fn clear_login_failures(&self, email: &str, client: &str) -> Result<()> {
+        sqlx::query("DELETE FROM login_failures WHERE email = $1 AND client = $2")
+            .bind(email)
+            .bind(client)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+}
+
+#[async_trait]
+impl Repo for SqlRepo {
+    async fn ping(&self) -> Result<()> {
+        sqlx::query("SELECT 1").execute(&self.pool).await?;
+        Ok(())
+    }
+}

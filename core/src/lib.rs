@@ -1,0 +1,15 @@
+//! Lightbox's shared library: configuration, the domain rules, the database,
+//! the blob store and (later) the queue and the render pipeline. The API, the
+//! worker and the controller binaries are thin shells around it.
+
+pub mod accounts;
+pub mod auth;
+pub mod config;
+pub mod db;
+pub mod error;
+pub mod ids;
+pub mod store;
+pub mod time;
+pub mod validate;
+
+pub use error::{Error, Result};
