@@ -28,7 +28,10 @@ pub fn app(state: AppState) -> Router {
 pub async fn serve(config: Config) -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind(&config.listen).await?;
     let addr = listener.local_addr()?;
-    let base_url = config.base_url.clone().unwrap_or_else(|| format!("http://{addr}"));
+    let base_url = config
+        .base_url
+        .clone()
+        .unwrap_or_else(|| format!("http://{addr}"));
     let state = AppState::build(config, base_url).await?;
     if let Some((email, password)) = &state.config.admin {
         let password = password.expose().to_owned();

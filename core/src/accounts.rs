@@ -38,7 +38,12 @@ fn taken() -> Error {
     Error::invalid("email", "is already registered")
 }
 
-pub async fn create_user(repo: &dyn Repo, email: &str, pass: String, is_admin: bool) -> Result<UserDto> {
+pub async fn create_user(
+    repo: &dyn Repo,
+    email: &str,
+    pass: String,
+    is_admin: bool,
+) -> Result<UserDto> {
     let email = normalize_email(email)?;
     check_new_password("password", &pass)?;
     let row = UserRow {
@@ -73,7 +78,9 @@ pub async fn list_users(repo: &dyn Repo) -> Result<Vec<UserDto>> {
 }
 
 async fn current(repo: &dyn Repo, caller: &Caller) -> Result<UserRow> {
-    repo.user_by_id(caller.user_id).await?.ok_or_else(Error::unauthorized)
+    repo.user_by_id(caller.user_id)
+        .await?
+        .ok_or_else(Error::unauthorized)
 }
 
 pub async fn me(repo: &dyn Repo, caller: &Caller) -> Result<UserDto> {
@@ -81,7 +88,11 @@ pub async fn me(repo: &dyn Repo, caller: &Caller) -> Result<UserDto> {
 }
 
 /// A wrong current password is an invalid credential: 1001.
-async fn reauthenticate(repo: &dyn Repo, caller: &Caller, current_password: String) -> Result<UserRow> {
+async fn reauthenticate(
+    repo: &dyn Repo,
+    caller: &Caller,
+    current_password: String,
+) -> Result<UserRow> {
     let user = current(repo, caller).await?;
     if password::verify(current_password, user.password_hash.clone()).await? {
         Ok(user)
@@ -90,7 +101,12 @@ async fn reauthenticate(repo: &dyn Repo, caller: &Caller, current_password: Stri
     }
 }
 
-pub async fn set_email(repo: &dyn Repo, caller: &Caller, current_password: String, email: &str) -> Result<UserDto> {
+pub async fn set_email(
+    repo: &dyn Repo,
+    caller: &Caller,
+    current_password: String,
+    email: &str,
+) -> Result<UserDto> {
     let email = normalize_email(email)?;
     let mut user = reauthenticate(repo, caller, current_password).await?;
     if repo.set_email(user.id, &email).await? == Write::Conflict {
@@ -109,6 +125,7 @@ pub async fn set_password(
 ) -> Result<TokenPair> {
     check_new_password("new_password", &new_password)?;
     let user = reauthenticate(repo, caller, current_password).await?;
-    repo.set_password_hash(user.id, &password::hash(new_password).await?).await?;
+    repo.set_password_hash(user.id, &password::hash(new_password).await?)
+        .await?;
     sessions::keep_only(repo, signer, caller, &user).await
 }

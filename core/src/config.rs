@@ -99,20 +99,32 @@ impl Config {
             .map(PathBuf::from)
             .or(f.data_dir)
             .unwrap_or_else(|| PathBuf::from("./data"));
-        let database_url = env("DATABASE_URL").map(Secret).or(f.database_url).unwrap_or_else(|| {
-            Secret(format!("sqlite://{}?mode=rwc", data_dir.join("lightbox.db").display()))
-        });
+        let database_url = env("DATABASE_URL")
+            .map(Secret)
+            .or(f.database_url)
+            .unwrap_or_else(|| {
+                Secret(format!(
+                    "sqlite://{}?mode=rwc",
+                    data_dir.join("lightbox.db").display()
+                ))
+            });
         let storage_url = env("LIGHTBOX_STORAGE_URL")
             .or(f.storage_url)
             .unwrap_or_else(|| format!("file://{}", absolute(&data_dir.join("blobs")).display()));
         let admin_email = env("LIGHTBOX_ADMIN_EMAIL").or(f.admin_email);
-        let admin_password = env("LIGHTBOX_ADMIN_PASSWORD").map(Secret).or(f.admin_password);
+        let admin_password = env("LIGHTBOX_ADMIN_PASSWORD")
+            .map(Secret)
+            .or(f.admin_password);
         let upload_max_bytes = match env("LIGHTBOX_UPLOAD_MAX_BYTES") {
-            Some(v) => v.parse().context("LIGHTBOX_UPLOAD_MAX_BYTES must be a whole number")?,
+            Some(v) => v
+                .parse()
+                .context("LIGHTBOX_UPLOAD_MAX_BYTES must be a whole number")?,
             None => f.upload_max_bytes.unwrap_or(100_000_000),
         };
         let server_publishing = match env("LIGHTBOX_SERVER_PUBLISHING") {
-            Some(v) => parse_bool(&v).context("LIGHTBOX_SERVER_PUBLISHING must be true or false")?,
+            Some(v) => {
+                parse_bool(&v).context("LIGHTBOX_SERVER_PUBLISHING must be true or false")?
+            }
             None => f.server_publishing.unwrap_or(true),
         };
         let log_format = match env("LIGHTBOX_LOG_FORMAT").as_deref() {
@@ -122,13 +134,17 @@ impl Config {
             None => f.log_format.unwrap_or(LogFormat::Text),
         };
         Ok(Config {
-            listen: env("LIGHTBOX_LISTEN").or(f.listen).unwrap_or_else(|| "127.0.0.1:8080".into()),
+            listen: env("LIGHTBOX_LISTEN")
+                .or(f.listen)
+                .unwrap_or_else(|| "127.0.0.1:8080".into()),
             data_dir,
             base_url: env("LIGHTBOX_BASE_URL").or(f.base_url).map(trim_slash),
             image_host: env("LIGHTBOX_IMAGE_HOST").or(f.image_host).map(trim_slash),
             database_url,
             nats_url: env("NATS_URL").or(f.nats_url),
-            nats_prefix: env("LIGHTBOX_NATS_PREFIX").or(f.nats_prefix).unwrap_or_else(|| "lightbox".into()),
+            nats_prefix: env("LIGHTBOX_NATS_PREFIX")
+                .or(f.nats_prefix)
+                .unwrap_or_else(|| "lightbox".into()),
             storage_url,
             admin: admin_email.zip(admin_password),
             upload_max_bytes,
@@ -161,8 +177,10 @@ mod tests {
     use std::collections::HashMap;
 
     fn load(vars: &[(&str, &str)]) -> anyhow::Result<Config> {
-        let map: HashMap<String, String> =
-            vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let map: HashMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
         Config::load(|k| map.get(k).cloned())
     }
 
@@ -182,7 +200,11 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("lbx-cfg-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("c.toml");
-        std::fs::write(&path, "listen = \"0.0.0.0:1\"\nupload_max_bytes = 5\nnats_prefix = \"x\"\n").unwrap();
+        std::fs::write(
+            &path,
+            "listen = \"0.0.0.0:1\"\nupload_max_bytes = 5\nnats_prefix = \"x\"\n",
+        )
+        .unwrap();
         let c = load(&[
             ("LIGHTBOX_CONFIG", path.to_str().unwrap()),
             ("LIGHTBOX_LISTEN", "127.0.0.1:9"),

@@ -1,1 +1,352 @@
+//! End-to-end harness: starts the real binaries on 127.0.0.1 with a fresh
+//! data dir, talks HTTP to them, and kills them by PID when dropped.
 
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::{Duration, Instant};
+
+pub const ADMIN_EMAIL: &str = "admin@example.com";
+pub const ADMIN_PASSWORD: &str = "admin-password-1";
+pub const SIGNING_KEY: &str = "e2e-signing-key-e2e-signing-key-0123456789";
+
+/// Where the workspace's binaries are: `LIGHTBOX_BIN_DIR`, or the profile
+/// folder this test executable was built into.
+pub fn bin(name: &str) -> PathBuf {
+    let dir = std::env::var_os("LIGHTBOX_BIN_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            let exe = std::env::current_exe().expect("current_exe");
+            exe.parent()
+                .and_then(Path::parent)
+                .expect("target dir")
+                .to_path_buf()
+        });
+    let path = dir.join(name);
+    assert!(
+        path.exists(),
+        "{} is missing: run scripts/test.sh (it builds the binaries first)",
+        path.display()
+    );
+    path
+}
+
+/// A temporary folder removed on drop.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new() -> TempDir {
+        let p = std::env::temp_dir().join(format!("lightbox-e2e-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&p).expect("temp dir");
+        TempDir(p)
+    }
+}
+
+impl Default for TempDir {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A fresh PostgreSQL database for one server, dropped afterwards. Used when
+/// `LIGHTBOX_TEST_POSTGRES` holds a server URL (without a database name),
+/// so the same suite proves both engines.
+struct PgDatabase {
+    base: String,
+    name: String,
+}
+
+impl PgDatabase {
+    fn create() -> Option<PgDatabase> {
+        let base = std::env::var("LIGHTBOX_TEST_POSTGRES")
+            .ok()
+            .filter(|v| !v.is_empty())?;
+        let base = base.trim_end_matches('/').to_owned();
+        let name = format!("lbx_e2e_{}", uuid::Uuid::new_v4().simple());
+        let db = PgDatabase { base, name };
+        db.exec(&format!("CREATE DATABASE {}", db.name));
+        Some(db)
+    }
+
+    fn url(&self) -> String {
+        format!("{}/{}", self.base, self.name)
+    }
+
+    fn exec(&self, sql: &str) {
+        let (url, sql) = (format!("{}/postgres", self.base), sql.to_owned());
+        // Own runtime on its own thread: this runs from Drop and from sync code.
+        std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            rt.block_on(async {
+                use sqlx::Connection;
+                let mut c = sqlx::PgConnection::connect(&url)
+                    .await
+                    .expect("connect to PostgreSQL");
+                sqlx::query(&sql)
+                    .execute(&mut c)
+                    .await
+                    .expect("admin statement");
+            })
+        })
+        .join()
+        .expect("postgres admin thread");
+    }
+}
+
+impl Drop for PgDatabase {
+    fn drop(&mut self) {
+        self.exec(&format!(
+            "DROP DATABASE IF EXISTS {} WITH (FORCE)",
+            self.name
+        ));
+    }
+}
+
+pub struct Server {
+    child: Child,
+    pub url: String,
+    pub data: TempDir,
+    logs: Arc<Mutex<String>>,
+    http: reqwest::Client,
+    pg: Option<PgDatabase>,
+}
+
+impl Server {
+    pub fn start() -> Server {
+        Server::start_with(&[])
+    }
+
+    /// Starts `lightbox-api` with the harness defaults plus `extra` variables.
+    pub fn start_with(extra: &[(&str, &str)]) -> Server {
+        let data = TempDir::new();
+        let mut cmd = Command::new(bin("lightbox-api"));
+        cmd.env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("LIGHTBOX_LISTEN", "127.0.0.1:0")
+            .env("LIGHTBOX_DATA_DIR", &data.0)
+            .env("LIGHTBOX_ADMIN_EMAIL", ADMIN_EMAIL)
+            .env("LIGHTBOX_ADMIN_PASSWORD", ADMIN_PASSWORD)
+            .env("LIGHTBOX_SIGNING_KEY", SIGNING_KEY)
+            .env("LIGHTBOX_LOG", "info")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let pg = PgDatabase::create();
+        if let Some(db) = &pg {
+            cmd.env("DATABASE_URL", db.url());
+        }
+        for (k, v) in extra {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().expect("spawn lightbox-api");
+        let logs = Arc::new(Mutex::new(String::new()));
+        let mut stderr = child.stderr.take().expect("stderr");
+        let sink = logs.clone();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 8192];
+            while let Ok(n) = stderr.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                sink.lock()
+                    .unwrap()
+                    .push_str(&String::from_utf8_lossy(&buf[..n]));
+            }
+        });
+        let (tx, rx) = mpsc::channel();
+        let stdout = child.stdout.take().expect("stdout");
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if let Some(url) = line.strip_prefix("listening on ") {
+                    let _ = tx.send(url.to_owned());
+                }
+            }
+        });
+        let url = match rx.recv_timeout(Duration::from_secs(60)) {
+            Ok(url) => url,
+            Err(_) => {
+                let _ = child.kill();
+                panic!(
+                    "lightbox-api did not start; logs:\n{}",
+                    logs.lock().unwrap()
+                );
+            }
+        };
+        Server {
+            child,
+            url,
+            data,
+            logs,
+            http: reqwest::Client::new(),
+            pg,
+        }
+    }
+
+    /// Every stored column of the personal access tokens, as text, for
+    /// proving what is (and is not) kept at rest.
+    pub fn stored_tokens(&self) -> String {
+        let (url, engine) = match &self.pg {
+            Some(db) => (db.url(), "pg"),
+            None => (
+                format!("sqlite://{}", self.data.0.join("lightbox.db").display()),
+                "sqlite",
+            ),
+        };
+        std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            rt.block_on(async move {
+                use sqlx::{Connection, Row};
+                let sql = "SELECT id, name, scopes, token_hash, prefix FROM personal_access_tokens";
+                let rows: Vec<Vec<String>> = if engine == "pg" {
+                    let mut c = sqlx::PgConnection::connect(&url).await.unwrap();
+                    let rows = sqlx::query(sql).fetch_all(&mut c).await.unwrap();
+                    rows.iter()
+                        .map(|r| (0..5).map(|i| r.get::<String, _>(i)).collect())
+                        .collect()
+                } else {
+                    let mut c = sqlx::SqliteConnection::connect(&url).await.unwrap();
+                    let rows = sqlx::query(sql).fetch_all(&mut c).await.unwrap();
+                    rows.iter()
+                        .map(|r| (0..5).map(|i| r.get::<String, _>(i)).collect())
+                        .collect()
+                };
+                rows.concat().join("\n")
+            })
+        })
+        .join()
+        .unwrap()
+    }
+
+    pub fn logs(&self) -> String {
+        self.logs.lock().unwrap().clone()
+    }
+
+    pub fn http(&self) -> &reqwest::Client {
+        &self.http
+    }
+
+    /// POSTs raw bytes to `path`; returns status and body text.
+    pub async fn post_raw(
+        &self,
+        path: &str,
+        content_type: &str,
+        body: impl Into<reqwest::Body>,
+    ) -> (u16, String) {
+        let r = self
+            .http
+            .post(format!("{}{path}", self.url))
+            .header("content-type", content_type)
+            .body(body)
+            .send()
+            .await
+            .expect("post");
+        (r.status().as_u16(), r.text().await.expect("body"))
+    }
+
+    /// One JSON-RPC call; returns the whole response object.
+    pub async fn call(&self, token: Option<&str>, method: &str, params: Value) -> Value {
+        let mut req = self.http.post(format!("{}/rpc", self.url)).json(&json!({
+            "jsonrpc": "2.0", "id": 1, "method": method, "params": params
+        }));
+        if let Some(t) = token {
+            req = req.bearer_auth(t);
+        }
+        let resp = req.send().await.expect("rpc");
+        assert_eq!(resp.status().as_u16(), 200, "{method}: HTTP status");
+        resp.json().await.expect("rpc json")
+    }
+
+    /// The `result` of a call that must succeed.
+    pub async fn ok(&self, token: Option<&str>, method: &str, params: Value) -> Value {
+        let r = self.call(token, method, params).await;
+        assert!(r.get("error").is_none(), "{method} failed: {r}");
+        r["result"].clone()
+    }
+
+    /// The error object of a call that must fail.
+    pub async fn fail(&self, token: Option<&str>, method: &str, params: Value) -> Value {
+        let r = self.call(token, method, params).await;
+        assert!(
+            r.get("result").is_none(),
+            "{method} should have failed: {r}"
+        );
+        r["error"].clone()
+    }
+
+    pub async fn code(&self, token: Option<&str>, method: &str, params: Value) -> i64 {
+        self.fail(token, method, params).await["code"]
+            .as_i64()
+            .expect("code")
+    }
+
+    /// Logs in and returns the token pair.
+    pub async fn login(&self, email: &str, password: &str) -> Value {
+        self.ok(
+            None,
+            "auth.login",
+            json!({"email": email, "password": password}),
+        )
+        .await
+    }
+
+    pub async fn admin_token(&self) -> String {
+        self.login(ADMIN_EMAIL, ADMIN_PASSWORD).await["access_token"]
+            .as_str()
+            .expect("token")
+            .to_owned()
+    }
+
+    /// Creates a user through the admin and returns its access token.
+    pub async fn user(&self, email: &str, password: &str) -> String {
+        let admin = self.admin_token().await;
+        self.ok(
+            Some(&admin),
+            "admin.user.create",
+            json!({"email": email, "password": password}),
+        )
+        .await;
+        self.login(email, password).await["access_token"]
+            .as_str()
+            .expect("token")
+            .to_owned()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        // The database goes after the process that used it.
+        drop(self.pg.take());
+    }
+}
+
+/// Polls `check` until it returns `Some`, failing after `deadline`.
+pub async fn eventually<T, F, Fut>(deadline: Duration, what: &str, mut check: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    let start = Instant::now();
+    loop {
+        if let Some(v) = check().await {
+            return v;
+        }
+        assert!(start.elapsed() < deadline, "timed out waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}

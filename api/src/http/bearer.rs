@@ -23,7 +23,9 @@ pub fn token(headers: &HeaderMap) -> Option<Result<&str>> {
 pub async fn resolve(state: &AppState, headers: &HeaderMap) -> Result<Option<Caller>> {
     match token(headers) {
         None => Ok(None),
-        Some(t) => auth::authenticate(state.repo.as_ref(), &state.signer, t?).await.map(Some),
+        Some(t) => auth::authenticate(state.repo.as_ref(), &state.signer, t?)
+            .await
+            .map(Some),
     }
 }
 

@@ -9,7 +9,11 @@ use std::time::Duration;
 const CHECK_TIMEOUT: Duration = Duration::from_secs(2);
 
 pub async fn healthz() -> impl IntoResponse {
-    (StatusCode::OK, [("content-type", "text/plain; charset=utf-8")], "ok\n")
+    (
+        StatusCode::OK,
+        [("content-type", "text/plain; charset=utf-8")],
+        "ok\n",
+    )
 }
 
 async fn probe<F>(check: F) -> bool
@@ -29,5 +33,9 @@ pub async fn readyz(State(state): State<AppState>) -> impl IntoResponse {
     } else {
         StatusCode::SERVICE_UNAVAILABLE
     };
-    (status, [("content-type", "text/plain; charset=utf-8")], body)
+    (
+        status,
+        [("content-type", "text/plain; charset=utf-8")],
+        body,
+    )
 }

@@ -20,7 +20,11 @@ pub async fn log_request(req: Request, next: Next) -> Response {
         .map(|p| p.as_str().to_owned())
         .unwrap_or_else(|| "unmatched".into());
     let response = next.run(req).await;
-    let rpc = response.extensions().get::<RpcMethods>().map(|m| m.0.as_str()).unwrap_or("");
+    let rpc = response
+        .extensions()
+        .get::<RpcMethods>()
+        .map(|m| m.0.as_str())
+        .unwrap_or("");
     tracing::info!(
         target: "lightbox::http",
         %method,

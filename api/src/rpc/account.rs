@@ -48,5 +48,12 @@ pub struct SetPassword {
 
 pub async fn set_password(ctx: Ctx, p: SetPassword) -> Result<TokenPair> {
     let s = &ctx.state;
-    accounts::set_password(s.repo.as_ref(), &s.signer, ctx.caller()?, p.current_password, p.new_password).await
+    accounts::set_password(
+        s.repo.as_ref(),
+        &s.signer,
+        ctx.caller()?,
+        p.current_password,
+        p.new_password,
+    )
+    .await
 }

@@ -16,7 +16,8 @@ pub struct CreateUser {
 }
 
 pub async fn create_user(ctx: Ctx, p: CreateUser) -> Result<UserResult> {
-    let user = accounts::create_user(ctx.state.repo.as_ref(), &p.email, p.password, p.is_admin).await?;
+    let user =
+        accounts::create_user(ctx.state.repo.as_ref(), &p.email, p.password, p.is_admin).await?;
     Ok(UserResult::new(user))
 }
 

@@ -2,7 +2,7 @@
 
 use super::dispatch::Ctx;
 use lightbox_core::auth::sessions::{self, TokenPair};
-use lightbox_core::validate::Checks;
+use lightbox_core::validate::{char_len_between, Checks};
 use lightbox_core::Result;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -15,12 +15,29 @@ pub struct Login {
 }
 
 pub async fn login(ctx: Ctx, p: Login) -> Result<TokenPair> {
+    // No account can have longer values; refusing them here keeps junk out
+    // of the throttle table and bounds the hashing work.
     Checks::new()
-        .check(!p.email.trim().is_empty(), "email", "is required")
-        .check(!p.password.is_empty(), "password", "is required")
+        .check(
+            char_len_between(p.email.trim(), 1, 254),
+            "email",
+            "must be 1-254 characters",
+        )
+        .check(
+            char_len_between(&p.password, 1, 256),
+            "password",
+            "must be 1-256 characters",
+        )
         .finish()?;
     let s = &ctx.state;
-    sessions::login(s.repo.as_ref(), &s.signer, &p.email, p.password, &ctx.client).await
+    sessions::login(
+        s.repo.as_ref(),
+        &s.signer,
+        &p.email,
+        p.password,
+        &ctx.client,
+    )
+    .await
 }
 
 #[derive(Deserialize)]

@@ -40,14 +40,22 @@ pub fn authorize(access: Access, auth: &Result<Option<Caller>>) -> Result<Option
         Ok(Some(caller)) => caller,
         // The database, not the credential, failed: say so, as -32603.
         Err(Error::Internal(_)) => {
-            return Err(Error::Internal(anyhow::anyhow!("authentication unavailable")))
+            return Err(Error::Internal(anyhow::anyhow!(
+                "authentication unavailable"
+            )))
         }
         _ => return Err(Error::unauthorized()),
     };
     let is_pat = matches!(caller.via, Via::Pat { .. });
     let allowed = match access {
         Access::Public | Access::Read => true,
-        Access::Write => !matches!(caller.via, Via::Pat { can_write: false, .. }),
+        Access::Write => !matches!(
+            caller.via,
+            Via::Pat {
+                can_write: false,
+                ..
+            }
+        ),
         Access::Session => !is_pat,
         Access::Admin => !is_pat && caller.is_admin,
     };
@@ -92,13 +100,22 @@ async fn call(state: &AppState, auth: &Result<Option<Caller>>, client: &str, c: 
     };
     let result = capped((method.handler)(ctx, c.params.clone()), CALL_TIMEOUT).await;
     if let Err(Error::Internal(e)) = &result {
-        tracing::error!(method = method.name, error = format!("{e:#}"), "call failed");
+        tracing::error!(
+            method = method.name,
+            error = format!("{e:#}"),
+            "call failed"
+        );
     }
     Outcome::Done(result)
 }
 
 /// The response entry of one entry; `None` for a notification.
-async fn answer(state: &AppState, auth: &Result<Option<Caller>>, client: &str, entry: Entry) -> Option<Value> {
+async fn answer(
+    state: &AppState,
+    auth: &Result<Option<Caller>>,
+    client: &str,
+    entry: Entry,
+) -> Option<Value> {
     let c = match entry {
         Entry::Invalid { id } => {
             let r = envelope::Rejection::NotRequest;
@@ -109,18 +126,30 @@ async fn answer(state: &AppState, auth: &Result<Option<Caller>>, client: &str, e
     let outcome = call(state, auth, client, &c).await;
     let id = c.id?;
     Some(match outcome {
-        Outcome::UnknownMethod => envelope::error_object(id, METHOD_NOT_FOUND, "method not found", None),
+        Outcome::UnknownMethod => {
+            envelope::error_object(id, METHOD_NOT_FOUND, "method not found", None)
+        }
         Outcome::Done(Ok(v)) => envelope::result_object(id, v),
         Outcome::Done(Err(e)) => envelope::from_error(id, &e),
     })
 }
 
-pub async fn single(state: &AppState, auth: &Result<Option<Caller>>, client: &str, entry: Entry) -> Option<Value> {
+pub async fn single(
+    state: &AppState,
+    auth: &Result<Option<Caller>>,
+    client: &str,
+    entry: Entry,
+) -> Option<Value> {
     answer(state, auth, client, entry).await
 }
 
 /// Answers in request order, running at most `BATCH_CONCURRENCY` at once.
-pub async fn batch(state: &AppState, auth: &Result<Option<Caller>>, client: &str, entries: Vec<Entry>) -> Vec<Value> {
+pub async fn batch(
+    state: &AppState,
+    auth: &Result<Option<Caller>>,
+    client: &str,
+    entries: Vec<Entry>,
+) -> Vec<Value> {
     in_order(entries, |e| answer(state, auth, client, e)).await
 }
 
@@ -166,10 +195,32 @@ mod tests {
 
     #[test]
     fn access_rules() {
-        let session = caller(Via::Session { session_id: Uuid::nil() }, false);
-        let admin = caller(Via::Session { session_id: Uuid::nil() }, true);
-        let read_pat = caller(Via::Pat { token_id: Uuid::nil(), can_write: false }, false);
-        let write_pat = caller(Via::Pat { token_id: Uuid::nil(), can_write: true }, true);
+        let session = caller(
+            Via::Session {
+                session_id: Uuid::nil(),
+            },
+            false,
+        );
+        let admin = caller(
+            Via::Session {
+                session_id: Uuid::nil(),
+            },
+            true,
+        );
+        let read_pat = caller(
+            Via::Pat {
+                token_id: Uuid::nil(),
+                can_write: false,
+            },
+            false,
+        );
+        let write_pat = caller(
+            Via::Pat {
+                token_id: Uuid::nil(),
+                can_write: true,
+            },
+            true,
+        );
         let code = |a, auth: &Result<Option<Caller>>| authorize(a, auth).err().map(|e| e.code());
 
         assert_eq!(code(Access::Public, &Ok(None)), None);
@@ -196,7 +247,10 @@ mod tests {
         };
         assert_eq!(capped(slow, CALL_TIMEOUT).await.unwrap_err().code(), 5001);
         let quick = async { Ok(Value::Bool(true)) };
-        assert_eq!(capped(quick, CALL_TIMEOUT).await.unwrap(), Value::Bool(true));
+        assert_eq!(
+            capped(quick, CALL_TIMEOUT).await.unwrap(),
+            Value::Bool(true)
+        );
     }
 
     #[tokio::test]

@@ -28,7 +28,9 @@ pub struct Call {
 pub enum Entry {
     Call(Call),
     /// Not a request object; answered with -32600 and the id if one was readable.
-    Invalid { id: Value },
+    Invalid {
+        id: Value,
+    },
 }
 
 #[derive(Debug, PartialEq)]
@@ -112,7 +114,11 @@ pub fn parse(bytes: &[u8]) -> Result<Body, Rejection> {
         }
         let entries = raw
             .iter()
-            .map(|r| serde_json::from_str::<Value>(r.get()).map(entry).map_err(|_| Rejection::Parse))
+            .map(|r| {
+                serde_json::from_str::<Value>(r.get())
+                    .map(entry)
+                    .map_err(|_| Rejection::Parse)
+            })
             .collect::<Result<_, _>>()?;
         return Ok(Body::Batch(entries));
     }
@@ -140,7 +146,9 @@ fn entry(value: Value) -> Entry {
             }
         }
     };
-    let params = obj.remove("params").unwrap_or_else(|| Value::Object(Map::new()));
+    let params = obj
+        .remove("params")
+        .unwrap_or_else(|| Value::Object(Map::new()));
     Entry::Call(Call { id, method, params })
 }
 
@@ -171,11 +179,22 @@ mod tests {
     #[test]
     fn single_and_batch() {
         let b = parse(call(json!(7), "a.b").as_bytes()).unwrap();
-        let Body::Single(Entry::Call(c)) = b else { panic!() };
-        assert_eq!((c.id, c.method.as_str(), c.params), (Some(json!(7)), "a.b", json!({})));
+        let Body::Single(Entry::Call(c)) = b else {
+            panic!()
+        };
+        assert_eq!(
+            (c.id, c.method.as_str(), c.params),
+            (Some(json!(7)), "a.b", json!({}))
+        );
 
-        let batch = format!("[{}, 5, {}]", call(json!("x"), "m"), r#"{"jsonrpc":"2.0","method":"n"}"#);
-        let Body::Batch(v) = parse(batch.as_bytes()).unwrap() else { panic!() };
+        let batch = format!(
+            "[{}, 5, {}]",
+            call(json!("x"), "m"),
+            r#"{"jsonrpc":"2.0","method":"n"}"#
+        );
+        let Body::Batch(v) = parse(batch.as_bytes()).unwrap() else {
+            panic!()
+        };
         assert_eq!(v.len(), 3);
         assert_eq!(v[1], Entry::Invalid { id: Value::Null });
         assert!(matches!(&v[2], Entry::Call(Call { id: None, .. })));
@@ -186,11 +205,19 @@ mod tests {
         assert_eq!(parse(b"{nope"), Err(Rejection::Parse));
         assert_eq!(parse(b"[1,"), Err(Rejection::Parse));
         assert_eq!(parse(b"42"), Err(Rejection::NotRequest));
-        assert_eq!(parse(br#"{"jsonrpc":"1.0","id":1,"method":"a"}"#), Err(Rejection::NotRequest));
-        assert_eq!(parse(br#"{"jsonrpc":"2.0","id":{},"method":"a"}"#), Err(Rejection::NotRequest));
+        assert_eq!(
+            parse(br#"{"jsonrpc":"1.0","id":1,"method":"a"}"#),
+            Err(Rejection::NotRequest)
+        );
+        assert_eq!(
+            parse(br#"{"jsonrpc":"2.0","id":{},"method":"a"}"#),
+            Err(Rejection::NotRequest)
+        );
         assert_eq!(parse(b" [ ] "), Err(Rejection::EmptyBatch));
         let twenty = vec![call(json!(1), "a"); 20].join(",");
-        assert!(matches!(parse(format!("[{twenty}]").as_bytes()), Ok(Body::Batch(v)) if v.len() == 20));
+        assert!(
+            matches!(parse(format!("[{twenty}]").as_bytes()), Ok(Body::Batch(v)) if v.len() == 20)
+        );
         // The 22nd element is not even valid JSON: the count stops reading first.
         let over = format!("[{twenty},{},{{{{{{", call(json!(1), "a"));
         assert_eq!(parse(over.as_bytes()), Err(Rejection::BatchTooLarge));

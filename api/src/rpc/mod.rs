@@ -36,12 +36,21 @@ async fn root(State(state): State<AppState>, req: Request) -> Response {
     handle(state, req, None).await
 }
 
-async fn named(State(state): State<AppState>, Path(method): Path<String>, req: Request) -> Response {
+async fn named(
+    State(state): State<AppState>,
+    Path(method): Path<String>,
+    req: Request,
+) -> Response {
     handle(state, req, Some(method)).await
 }
 
 fn json_response(status: StatusCode, body: Value) -> Response {
-    (status, [(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response()
+    (
+        status,
+        [(header::CONTENT_TYPE, "application/json")],
+        body.to_string(),
+    )
+        .into_response()
 }
 
 fn reject(status: StatusCode, r: Rejection) -> Response {
@@ -74,7 +83,9 @@ async fn read_limited(headers: &HeaderMap, body: Body) -> Read {
     let mut buf = Vec::with_capacity(declared.unwrap_or(0) as usize);
     let mut stream = body.into_data_stream();
     while let Some(chunk) = stream.next().await {
-        let Ok(chunk) = chunk else { return Read::Broken };
+        let Ok(chunk) = chunk else {
+            return Read::Broken;
+        };
         if buf.len() + chunk.len() > BODY_LIMIT {
             return Read::TooLarge;
         }
@@ -131,7 +142,10 @@ async fn handle(state: AppState, req: Request, path_method: Option<String>) -> R
         Parsed::Batch(entries) => {
             let names = dispatch::log_names(entries.iter());
             let answers = dispatch::batch(&state, &auth, &client, entries).await;
-            (names, (!answers.is_empty()).then_some(Value::Array(answers)))
+            (
+                names,
+                (!answers.is_empty()).then_some(Value::Array(answers)),
+            )
         }
     };
     let mut response = match answer {

@@ -7,7 +7,10 @@ use serde_json::Value;
 
 pub fn decode<T: DeserializeOwned>(params: Value) -> Result<T, Error> {
     if !params.is_object() {
-        return Err(Error::invalid("params", "must be an object of named params"));
+        return Err(Error::invalid(
+            "params",
+            "must be an object of named params",
+        ));
     }
     serde_path_to_error::deserialize(params).map_err(|e| {
         let path = e.path().to_string();

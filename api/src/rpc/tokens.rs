@@ -17,7 +17,14 @@ pub struct Create {
 
 pub async fn create(ctx: Ctx, p: Create) -> Result<CreatedPat> {
     let user = ctx.caller()?.user_id;
-    pats::create(ctx.state.repo.as_ref(), user, p.name, p.scopes, p.expires_in_days).await
+    pats::create(
+        ctx.state.repo.as_ref(),
+        user,
+        p.name,
+        p.scopes,
+        p.expires_in_days,
+    )
+    .await
 }
 
 #[derive(Serialize)]

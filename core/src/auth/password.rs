@@ -22,7 +22,11 @@ fn hash_blocking(password: &str) -> Result<String> {
 
 fn verify_blocking(password: &str, stored: &str) -> bool {
     PasswordHash::new(stored)
-        .map(|h| Argon2::default().verify_password(password.as_bytes(), &h).is_ok())
+        .map(|h| {
+            Argon2::default()
+                .verify_password(password.as_bytes(), &h)
+                .is_ok()
+        })
         .unwrap_or(false)
 }
 
@@ -64,8 +68,12 @@ mod tests {
         let b = super::hash("correct horse".into()).await.unwrap();
         assert!(a.starts_with("$argon2id$"));
         assert_ne!(a, b);
-        assert!(super::verify("correct horse".into(), a.clone()).await.unwrap());
+        assert!(super::verify("correct horse".into(), a.clone())
+            .await
+            .unwrap());
         assert!(!super::verify("wrong horse".into(), a).await.unwrap());
-        assert!(!super::verify("x".into(), "not a hash".into()).await.unwrap());
+        assert!(!super::verify("x".into(), "not a hash".into())
+            .await
+            .unwrap());
     }
 }

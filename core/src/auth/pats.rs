@@ -49,7 +49,10 @@ impl From<&PatRow> for PatDto {
 }
 
 fn split_scopes(s: &str) -> Vec<String> {
-    s.split(',').filter(|x| !x.is_empty()).map(str::to_owned).collect()
+    s.split(',')
+        .filter(|x| !x.is_empty())
+        .map(str::to_owned)
+        .collect()
 }
 
 /// Scopes in canonical order, default both.
@@ -76,8 +79,16 @@ pub async fn create(
 ) -> Result<CreatedPat> {
     let scopes = normalize_scopes(scopes);
     Checks::new()
-        .check(char_len_between(name.trim(), 1, 100), "name", "must be 1-100 characters")
-        .check(scopes.is_some(), "scopes", "must be a non-empty list of read and write")
+        .check(
+            char_len_between(name.trim(), 1, 100),
+            "name",
+            "must be 1-100 characters",
+        )
+        .check(
+            scopes.is_some(),
+            "scopes",
+            "must be a non-empty list of read and write",
+        )
         .check(
             expires_in_days.is_none_or(|d| (1..=3650).contains(&d)),
             "expires_in_days",
@@ -111,7 +122,12 @@ pub async fn create(
 }
 
 pub async fn list(repo: &dyn Repo, user_id: Uuid) -> Result<Vec<PatDto>> {
-    Ok(repo.pats_of(user_id).await?.iter().map(PatDto::from).collect())
+    Ok(repo
+        .pats_of(user_id)
+        .await?
+        .iter()
+        .map(PatDto::from)
+        .collect())
 }
 
 pub async fn revoke(repo: &dyn Repo, user_id: Uuid, id: Uuid) -> Result<()> {
@@ -131,7 +147,10 @@ pub(super) async fn authenticate(repo: &dyn Repo, token: &str) -> Result<Caller>
         .filter(|p| secrets::ct_eq(&p.token_hash, &presented))
         .filter(|p| p.revoked_at.is_none() && p.expires_at.is_none_or(|e| e > t))
         .ok_or_else(Error::unauthorized)?;
-    let user = repo.user_by_id(pat.user_id).await?.ok_or_else(Error::unauthorized)?;
+    let user = repo
+        .user_by_id(pat.user_id)
+        .await?
+        .ok_or_else(Error::unauthorized)?;
     repo.touch_pat(pat.id, t).await?;
     Ok(Caller {
         user_id: user.id,
@@ -155,7 +174,10 @@ mod tests {
     #[test]
     fn scopes() {
         assert_eq!(normalize_scopes(None), v(&["read", "write"]));
-        assert_eq!(normalize_scopes(v(&["write", "read", "write"])), v(&["read", "write"]));
+        assert_eq!(
+            normalize_scopes(v(&["write", "read", "write"])),
+            v(&["read", "write"])
+        );
         assert_eq!(normalize_scopes(v(&["read"])), v(&["read"]));
         assert_eq!(normalize_scopes(v(&[])), None);
         assert_eq!(normalize_scopes(v(&["admin"])), None);

@@ -74,7 +74,12 @@ fn new_refresh(session_id: Uuid) -> (String, RefreshRow) {
     (token, row)
 }
 
-fn pair(signer: &Signer, user: &UserRow, session: Uuid, refresh_token: String) -> Result<TokenPair> {
+fn pair(
+    signer: &Signer,
+    user: &UserRow,
+    session: Uuid,
+    refresh_token: String,
+) -> Result<TokenPair> {
     let (access_token, exp) = signer.issue(user.id, session, now())?;
     Ok(TokenPair {
         access_token,
@@ -117,9 +122,15 @@ pub async fn logout(repo: &dyn Repo, token: &str) -> Result<()> {
 
 /// After a password change: every other session ends, the caller's goes on
 /// with a fresh pair (its old refresh tokens are spent).
-pub async fn keep_only(repo: &dyn Repo, signer: &Signer, caller: &Caller, user: &UserRow) -> Result<TokenPair> {
+pub async fn keep_only(
+    repo: &dyn Repo,
+    signer: &Signer,
+    caller: &Caller,
+    user: &UserRow,
+) -> Result<TokenPair> {
     let session_id = caller.session_id().ok_or(Error::Forbidden)?;
-    repo.revoke_sessions_except(user.id, session_id, now()).await?;
+    repo.revoke_sessions_except(user.id, session_id, now())
+        .await?;
     let (refresh_token, row) = new_refresh(session_id);
     repo.add_refresh(&row).await?;
     pair(signer, user, session_id, refresh_token)

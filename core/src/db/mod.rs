@@ -106,6 +106,7 @@ pub trait PatRepo {
 pub trait ThrottleRepo {
     /// (consecutive failures, time of the last one).
     async fn login_failures(&self, email: &str, client: &str) -> Result<Option<(i64, i64)>>;
+    /// Counts a failure; one more than a day after the last starts again at 1.
     async fn record_login_failure(&self, email: &str, client: &str, now: i64) -> Result<i64>;
     async fn clear_login_failures(&self, email: &str, client: &str) -> Result<()>;
 }

@@ -58,7 +58,10 @@ impl SqlRepo {
             Engine::Sqlite => &SQLITE,
             Engine::Postgres => &POSTGRES,
         };
-        migrator.run(&pool).await.context("running database migrations")?;
+        migrator
+            .run(&pool)
+            .await
+            .context("running database migrations")?;
         Ok(SqlRepo { pool, engine })
     }
 
@@ -135,13 +138,19 @@ impl UserRepo for SqlRepo {
 
     async fn user_by_id(&self, id: Uuid) -> Result<Option<UserRow>> {
         let q = format!("SELECT {USER_COLS} FROM users WHERE id = $1");
-        let row = sqlx::query(&q).bind(id.to_string()).fetch_optional(&self.pool).await?;
+        let row = sqlx::query(&q)
+            .bind(id.to_string())
+            .fetch_optional(&self.pool)
+            .await?;
         row.as_ref().map(user_row).transpose()
     }
 
     async fn user_by_email(&self, email: &str) -> Result<Option<UserRow>> {
         let q = format!("SELECT {USER_COLS} FROM users WHERE email = $1");
-        let row = sqlx::query(&q).bind(email).fetch_optional(&self.pool).await?;
+        let row = sqlx::query(&q)
+            .bind(email)
+            .fetch_optional(&self.pool)
+            .await?;
         row.as_ref().map(user_row).transpose()
     }
 
@@ -221,14 +230,17 @@ impl SessionRepo for SqlRepo {
                 user_id: uuid(&user, "user_id")?,
             });
         }
-        let known = sqlx::query("SELECT session_id, used_at FROM refresh_tokens WHERE token_hash = $1")
-            .bind(token_hash)
-            .fetch_optional(&self.pool)
-            .await?;
+        let known =
+            sqlx::query("SELECT session_id, used_at FROM refresh_tokens WHERE token_hash = $1")
+                .bind(token_hash)
+                .fetch_optional(&self.pool)
+                .await?;
         Ok(match known {
-            Some(row) if row.try_get::<Option<i64>, _>("used_at")?.is_some() => RefreshUse::Replayed {
-                session_id: uuid(&row, "session_id")?,
-            },
+            Some(row) if row.try_get::<Option<i64>, _>("used_at")?.is_some() => {
+                RefreshUse::Replayed {
+                    session_id: uuid(&row, "session_id")?,
+                }
+            }
             _ => RefreshUse::Invalid,
         })
     }
@@ -269,17 +281,22 @@ impl SessionRepo for SqlRepo {
         .bind(now)
         .execute(&mut *tx)
         .await?;
-        sqlx::query("UPDATE refresh_tokens SET used_at = $2 WHERE session_id = $1 AND used_at IS NULL")
-            .bind(keep.to_string())
-            .bind(now)
-            .execute(&mut *tx)
-            .await?;
+        sqlx::query(
+            "UPDATE refresh_tokens SET used_at = $2 WHERE session_id = $1 AND used_at IS NULL",
+        )
+        .bind(keep.to_string())
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
         tx.commit().await?;
         Ok(())
     }
 }
 
-async fn insert_refresh<'e>(db: impl Executor<'e, Database = sqlx::Any>, r: &RefreshRow) -> Result<()> {
+async fn insert_refresh<'e>(
+    db: impl Executor<'e, Database = sqlx::Any>,
+    r: &RefreshRow,
+) -> Result<()> {
     sqlx::query(
         "INSERT INTO refresh_tokens (token_hash, session_id, created_at, expires_at) \
          VALUES ($1, $2, $3, $4)",
@@ -319,13 +336,19 @@ impl PatRepo for SqlRepo {
             "SELECT {PAT_COLS} FROM personal_access_tokens \
              WHERE user_id = $1 AND revoked_at IS NULL ORDER BY created_at DESC, id"
         );
-        let rows = sqlx::query(&q).bind(user_id.to_string()).fetch_all(&self.pool).await?;
+        let rows = sqlx::query(&q)
+            .bind(user_id.to_string())
+            .fetch_all(&self.pool)
+            .await?;
         rows.iter().map(pat_row).collect()
     }
 
     async fn pat_by_hash(&self, token_hash: &str) -> Result<Option<PatRow>> {
         let q = format!("SELECT {PAT_COLS} FROM personal_access_tokens WHERE token_hash = $1");
-        let row = sqlx::query(&q).bind(token_hash).fetch_optional(&self.pool).await?;
+        let row = sqlx::query(&q)
+            .bind(token_hash)
+            .fetch_optional(&self.pool)
+            .await?;
         row.as_ref().map(pat_row).transpose()
     }
 
@@ -375,12 +398,15 @@ impl ThrottleRepo for SqlRepo {
             "INSERT INTO login_failures (email, client, failures, last_failure_at) \
              VALUES ($1, $2, 1, $3) \
              ON CONFLICT (email, client) DO UPDATE \
-             SET failures = login_failures.failures + 1, last_failure_at = excluded.last_failure_at \
+             SET failures = CASE WHEN login_failures.last_failure_at < $4 THEN 1 \
+                                 ELSE login_failures.failures + 1 END, \
+                 last_failure_at = excluded.last_failure_at \
              RETURNING failures",
         )
         .bind(email)
         .bind(client)
         .bind(now)
+        .bind(now - crate::time::DAY_MS)
         .fetch_one(&self.pool)
         .await?;
         Ok(row.try_get("failures")?)

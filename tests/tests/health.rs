@@ -1,0 +1,85 @@
+//! Liveness, readiness and request logs.
+
+use lightbox_e2e::{eventually, Server, ADMIN_EMAIL, ADMIN_PASSWORD};
+use serde_json::json;
+use std::time::Duration;
+
+#[tokio::test]
+async fn healthz_and_readyz_follow_the_blob_store() {
+    let srv = Server::start();
+    let get = |path: &'static str| {
+        let url = format!("{}{path}", srv.url);
+        let http = srv.http().clone();
+        async move {
+            let r = http.get(url).send().await.unwrap();
+            let ct = r.headers()["content-type"].to_str().unwrap().to_owned();
+            (r.status().as_u16(), ct, r.text().await.unwrap())
+        }
+    };
+    let (status, ct, body) = get("/healthz").await;
+    assert_eq!((status, body.as_str()), (200, "ok\n"));
+    assert!(ct.starts_with("text/plain"));
+    assert_eq!(get("/readyz").await.0, 200);
+
+    let blobs = srv.data.0.join("blobs");
+    let moved = srv.data.0.join("blobs-away");
+    std::fs::rename(&blobs, &moved).unwrap();
+    let (status, _, body) = get("/readyz").await;
+    assert_eq!(status, 503);
+    assert!(
+        body.contains("blob_store: unreachable") && body.contains("database: ok"),
+        "{body}"
+    );
+    assert_eq!(
+        get("/healthz").await.0,
+        200,
+        "liveness does not depend on dependencies"
+    );
+
+    std::fs::rename(&moved, &blobs).unwrap();
+    eventually(Duration::from_secs(5), "readyz to recover", || async {
+        (get("/readyz").await.0 == 200).then_some(())
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn one_log_line_per_request_and_no_secrets() {
+    let srv = Server::start();
+    let pair = srv.login(ADMIN_EMAIL, ADMIN_PASSWORD).await;
+    let access = pair["access_token"].as_str().unwrap().to_owned();
+    let refresh = pair["refresh_token"].as_str().unwrap().to_owned();
+    let pat = srv
+        .ok(Some(&access), "token.create", json!({"name": "logged?"}))
+        .await["token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    srv.ok(Some(&pat), "account.me", json!({})).await;
+    srv.ok(None, "auth.refresh", json!({"refresh_token": refresh}))
+        .await;
+    srv.fail(
+        None,
+        "auth.login",
+        json!({"email": ADMIN_EMAIL, "password": "a-wrong-secret"}),
+    )
+    .await;
+
+    let logs = eventually(
+        Duration::from_secs(5),
+        "the refresh to be logged",
+        || async {
+            let l = srv.logs();
+            l.contains("auth.refresh").then_some(l)
+        },
+    )
+    .await;
+    let lines: Vec<&str> = logs.lines().filter(|l| l.contains("rpc=")).collect();
+    assert!(lines.len() >= 5, "{logs}");
+    assert!(lines.iter().any(|l| l.contains("auth.login")
+        && l.contains("status=200")
+        && l.contains("latency_ms=")));
+    for secret in [ADMIN_PASSWORD, "a-wrong-secret", &access, &refresh, &pat] {
+        assert!(!logs.contains(secret), "a secret reached the logs");
+    }
+}
