@@ -8,6 +8,7 @@ pub mod config;
 pub mod db;
 pub mod error;
 pub mod ids;
+pub mod render;
 pub mod store;
 pub mod time;
 pub mod validate;

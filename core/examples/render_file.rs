@@ -1,0 +1,31 @@
+//! Renders the default presets of the files given, printing timings:
+//! `cargo run --release -p lightbox-core --example render_file -- FILE...`
+
+use lightbox_core::render::{exif::ExifInfo, pipeline, spec::default_presets};
+use std::time::Instant;
+
+fn main() {
+    for path in std::env::args().skip(1) {
+        let bytes = std::fs::read(&path).expect("read");
+        let t0 = Instant::now();
+        let exif = ExifInfo::from_container(&bytes);
+        let decoded = pipeline::decode(&bytes, 200_000_000).expect("decode");
+        let t1 = Instant::now();
+        let out = pipeline::render_all(&decoded, &default_presets()).expect("render");
+        let t2 = Instant::now();
+        let sizes: Vec<String> = out
+            .iter()
+            .map(|o| format!("{}={}x{}:{}B", o.code, o.width, o.height, o.bytes.len()))
+            .collect();
+        println!(
+            "{path}: {}x{} decode {:?} render {:?} {:?} exif taken_at={:?} orient={}",
+            decoded.width,
+            decoded.height,
+            t1 - t0,
+            t2 - t1,
+            sizes,
+            exif.taken_at,
+            exif.orientation
+        );
+    }
+}
