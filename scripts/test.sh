@@ -31,4 +31,5 @@ if ! (exec 3<>"/dev/tcp/$pg_host/$pg_port") 2>/dev/null; then
     echo "PostgreSQL is not reachable at $pg_host:$pg_port; start it or set LIGHTBOX_TEST_POSTGRES" >&2
     exit 1
 fi
-LIGHTBOX_TEST_POSTGRES="$pg" cargo test -p lightbox-e2e
+# --workspace keeps the feature set of the first pass, so nothing is rebuilt.
+LIGHTBOX_TEST_POSTGRES="$pg" cargo test --workspace

@@ -17,7 +17,7 @@ use tower_http::catch_panic::CatchPanicLayer;
 pub fn app(state: AppState) -> Router {
     Router::new()
         .merge(rpc::routes())
-        .merge(http::routes())
+        .merge(http::routes(&state))
         .layer(CatchPanicLayer::new())
         .layer(axum::middleware::from_fn(http::logging::log_request))
         .with_state(state)
@@ -39,12 +39,25 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
             tracing::info!(email = %email, "created the bootstrap admin account");
         }
     }
-    tracing::info!(%addr, base_url = %state.base_url, "lightbox-api ready");
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let images = state.images.clone();
+    let workers = tokio::spawn(lightbox_worker::run(
+        images.renderer.clone(),
+        images.queue.clone(),
+        lightbox_worker::default_concurrency(),
+        stopped,
+    ));
+    let waiting = images.recover().await?;
+    tracing::info!(%addr, base_url = %state.base_url, waiting, "lightbox-api ready");
     println!("listening on http://{addr}");
     let service = app(state).into_make_service_with_connect_info::<SocketAddr>();
     axum::serve(listener, service)
         .with_graceful_shutdown(shutdown_signal())
         .await?;
+    // Jobs in progress finish; unstarted ones stay `processing` in the
+    // database and are enqueued again at the next start.
+    let _ = stop.send(true);
+    let _ = workers.await;
     Ok(())
 }
 

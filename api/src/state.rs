@@ -3,6 +3,9 @@
 use lightbox_core::auth::jwt::Signer;
 use lightbox_core::config::Config;
 use lightbox_core::db::{self, DynRepo};
+use lightbox_core::images::Images;
+use lightbox_core::queue::{JobQueue, MemoryQueue};
+use lightbox_core::renders::Renderer;
 use lightbox_core::store::BlobStore;
 use std::sync::Arc;
 
@@ -14,6 +17,7 @@ pub struct AppState {
     pub config: Arc<Config>,
     /// Public base address, without a trailing slash.
     pub base_url: Arc<str>,
+    pub images: Images,
 }
 
 impl AppState {
@@ -23,12 +27,32 @@ impl AppState {
         let repo = db::connect(config.database_url.expose()).await?;
         let store = BlobStore::from_url(&config.storage_url)?;
         let signer = Signer::from_config(&config)?;
+        let queue: Arc<dyn JobQueue> = Arc::new(MemoryQueue::new());
+        let renderer = Renderer {
+            repo: repo.clone(),
+            store: store.clone(),
+            presets: Arc::new(config.presets.clone()),
+            max_pixels: config.max_pixels,
+        };
+        let images = Images {
+            repo: repo.clone(),
+            store: store.clone(),
+            queue,
+            renderer,
+            image_host: config
+                .image_host
+                .clone()
+                .unwrap_or_else(|| base_url.clone())
+                .into(),
+            upload_max_bytes: config.upload_max_bytes,
+        };
         Ok(AppState {
             repo,
             store,
             signer: Arc::new(signer),
             config: Arc::new(config),
             base_url: base_url.into(),
+            images,
         })
     }
 }

@@ -3,6 +3,7 @@
 //! Every `LIGHTBOX_X` variable is the key `x` in the file; `DATABASE_URL`
 //! and `NATS_URL` are `database_url` and `nats_url`.
 
+use crate::render::spec::{default_presets, CropSpec};
 use anyhow::{bail, Context};
 use serde::Deserialize;
 use std::fmt;
@@ -53,7 +54,23 @@ struct FileConfig {
     server_publishing: Option<bool>,
     signing_key: Option<Secret>,
     log_format: Option<LogFormat>,
+    presets: Option<Vec<CropSpec>>,
+    render_quota: Option<RenderQuota>,
 }
+
+/// The RenderQuota spec (decisions.md), as the TOML `[render_quota]` table.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RenderQuota {
+    pub max_pixels: u64,
+    #[serde(default)]
+    pub max_pending_per_owner: Option<u64>,
+    #[serde(default)]
+    pub max_renders_per_minute_per_owner: Option<u64>,
+}
+
+/// Uploads over this many pixels are refused when no quota says otherwise.
+pub const DEFAULT_MAX_PIXELS: u64 = 100_000_000;
 
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -72,6 +89,9 @@ pub struct Config {
     /// HMAC key for access tokens; when absent one is kept in the data dir.
     pub signing_key: Option<Secret>,
     pub log_format: LogFormat,
+    /// The preset renders every image gets.
+    pub presets: Vec<CropSpec>,
+    pub max_pixels: u64,
 }
 
 impl Config {
@@ -151,8 +171,23 @@ impl Config {
             server_publishing,
             signing_key: env("LIGHTBOX_SIGNING_KEY").map(Secret).or(f.signing_key),
             log_format,
+            presets: presets(f.presets)?,
+            max_pixels: f.render_quota.map_or(DEFAULT_MAX_PIXELS, |q| q.max_pixels),
         })
     }
+}
+
+fn presets(configured: Option<Vec<CropSpec>>) -> anyhow::Result<Vec<CropSpec>> {
+    let presets = configured.unwrap_or_else(default_presets);
+    for p in &presets {
+        p.validate()
+            .map_err(|e| anyhow::anyhow!("preset {}: {e:?}", p.code))?;
+    }
+    let mut codes: Vec<_> = presets.iter().map(|p| &p.code).collect();
+    codes.sort();
+    codes.dedup();
+    anyhow::ensure!(codes.len() == presets.len(), "preset codes must be unique");
+    Ok(presets)
 }
 
 fn parse_bool(v: &str) -> anyhow::Result<bool> {
@@ -193,6 +228,30 @@ mod tests {
         assert!(c.database_url.expose().starts_with("sqlite://"));
         assert!(c.storage_url.starts_with("file://"));
         assert!(c.admin.is_none());
+        assert_eq!(c.presets, default_presets());
+        assert_eq!(c.max_pixels, DEFAULT_MAX_PIXELS);
+    }
+
+    #[test]
+    fn presets_and_quota_from_the_file() {
+        let dir = std::env::temp_dir().join(format!("lbx-cfg3-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("c.toml");
+        std::fs::write(
+            &path,
+            "[render_quota]\nmaxPixels = 5000\n\n[[presets]]\ncode = \"tiny\"\nwidth = 64\nheight = 64\nformat = \"png\"\n",
+        )
+        .unwrap();
+        let c = load(&[("LIGHTBOX_CONFIG", path.to_str().unwrap())]).unwrap();
+        assert_eq!(c.max_pixels, 5000);
+        assert_eq!(c.presets.len(), 1);
+        assert_eq!(c.presets[0].quality, 80);
+        std::fs::write(
+            &path,
+            "[[presets]]\ncode = \"Bad\"\nwidth = 64\nheight = 0\n",
+        )
+        .unwrap();
+        assert!(load(&[("LIGHTBOX_CONFIG", path.to_str().unwrap())]).is_err());
     }
 
     #[test]

@@ -48,6 +48,46 @@ impl BlobStore {
         &self.inner
     }
 
+    pub async fn put(&self, key: &str, bytes: Vec<u8>) -> Result<()> {
+        self.inner.put(&Path::from(key), bytes.into()).await?;
+        Ok(())
+    }
+
+    pub async fn get_bytes(&self, key: &str) -> Result<bytes::Bytes> {
+        Ok(self.inner.get(&Path::from(key)).await?.bytes().await?)
+    }
+
+    /// A byte range (or all) of an object, as a stream of chunks.
+    pub async fn get_stream(
+        &self,
+        key: &str,
+        range: Option<std::ops::Range<u64>>,
+    ) -> Result<futures::stream::BoxStream<'static, object_store::Result<bytes::Bytes>>> {
+        let options = object_store::GetOptions {
+            range: range.map(Into::into),
+            ..Default::default()
+        };
+        Ok(self
+            .inner
+            .get_opts(&Path::from(key), options)
+            .await?
+            .into_stream())
+    }
+
+    /// Deletes an object; one already gone is not an error.
+    pub async fn delete(&self, key: &str) -> Result<()> {
+        match self.inner.delete(&Path::from(key)).await {
+            Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Starts a streamed multipart write of `key`.
+    pub async fn writer(&self, key: &str) -> Result<object_store::WriteMultipart> {
+        let upload = self.inner.put_multipart(&Path::from(key)).await?;
+        Ok(object_store::WriteMultipart::new(upload))
+    }
+
     /// Whether the store can be reached: the folder exists and is a folder,
     /// or a remote store answers (a missing probe object is an answer).
     pub async fn check(&self) -> Result<()> {

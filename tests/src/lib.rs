@@ -326,6 +326,76 @@ impl Server {
     }
 }
 
+/// The shared photographs beside the checkout.
+pub fn corpus(name: &str) -> Vec<u8> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/corpus")
+        .join(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+impl Server {
+    /// POSTs a multipart upload; returns HTTP status and the JSON body.
+    pub async fn upload(
+        &self,
+        token: Option<&str>,
+        bytes: Vec<u8>,
+        name: &str,
+        mime: &str,
+        meta: Option<&str>,
+    ) -> (u16, Value) {
+        let part = reqwest::multipart::Part::bytes(bytes)
+            .file_name(name.to_owned())
+            .mime_str(mime)
+            .unwrap();
+        let mut form = reqwest::multipart::Form::new().part("file", part);
+        if let Some(m) = meta {
+            form = form.text("meta", m.to_owned());
+        }
+        let mut req = self
+            .http
+            .post(format!("{}/api/v1/images", self.url))
+            .multipart(form);
+        if let Some(t) = token {
+            req = req.bearer_auth(t);
+        }
+        let resp = req.send().await.expect("upload");
+        let status = resp.status().as_u16();
+        let text = resp.text().await.unwrap_or_default();
+        (
+            status,
+            serde_json::from_str(&text).unwrap_or(Value::String(text)),
+        )
+    }
+
+    /// Waits until the image's status is `ready`, returning its ImageDTO.
+    pub async fn ready(&self, token: &str, id: &Value) -> Value {
+        eventually(Duration::from_secs(120), "the renders", || async {
+            let img = self.ok(Some(token), "image.get", json!({ "id": id })).await;
+            assert_ne!(img["status"], "failed", "{img}");
+            (img["status"] == "ready").then_some(img)
+        })
+        .await
+    }
+
+    /// Every file under the blob folder.
+    pub fn blobs(&self) -> Vec<PathBuf> {
+        fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+            for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+                let p = entry.path();
+                if p.is_dir() {
+                    walk(&p, out)
+                } else {
+                    out.push(p)
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(&self.data.0.join("blobs"), &mut out);
+        out
+    }
+}
+
 impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();

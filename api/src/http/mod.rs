@@ -1,15 +1,28 @@
 //! The plain HTTP routes beside JSON-RPC.
 
 pub mod bearer;
+pub mod errors;
 pub mod health;
 pub mod logging;
+pub mod renders;
+pub mod upload;
 
 use crate::state::AppState;
-use axum::routing::get;
+use axum::extract::DefaultBodyLimit;
+use axum::routing::{get, post};
 use axum::Router;
 
-pub fn routes() -> Router<AppState> {
+/// Multipart framing and the `meta` part ride on top of the file's bytes.
+const UPLOAD_OVERHEAD: u64 = 1 << 20;
+
+pub fn routes(state: &AppState) -> Router<AppState> {
+    let upload_limit = (state.config.upload_max_bytes + UPLOAD_OVERHEAD) as usize;
     Router::new()
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(health::readyz))
+        .route(
+            "/api/v1/images",
+            post(upload::upload).layer(DefaultBodyLimit::max(upload_limit)),
+        )
+        .route("/i/{id}/{file}", get(renders::serve))
 }

@@ -2,7 +2,7 @@
 //! method is one line here plus its handler in the module of its family.
 
 use super::dispatch::Ctx;
-use super::{account, admin, auth, tokens};
+use super::{account, admin, auth, images, tokens};
 use futures::future::BoxFuture;
 use lightbox_core::Result;
 use serde_json::Value;
@@ -60,6 +60,8 @@ pub static METHODS: &[Method] = &[
     method!("token.revoke", Session, tokens::revoke),
     method!("admin.user.create", Admin, admin::create_user),
     method!("admin.user.list", Admin, admin::list_users),
+    method!("image.get", Read, images::get),
+    method!("image.list", Read, images::list),
 ];
 
 pub fn find(name: &str) -> Option<&'static Method> {

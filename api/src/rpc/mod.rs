@@ -7,6 +7,7 @@ pub mod admin;
 pub mod auth;
 pub mod dispatch;
 pub mod envelope;
+pub mod images;
 pub mod methods;
 pub mod params;
 pub mod tokens;

@@ -6,6 +6,7 @@
 //! ids, BIGINT times, `ON CONFLICT`, `RETURNING`), and each engine keeps its
 //! own migrations folder for the places where the schemas may differ.
 
+pub mod images;
 mod sql;
 
 use crate::Result;
@@ -13,6 +14,7 @@ use async_trait::async_trait;
 use std::sync::Arc;
 use uuid::Uuid;
 
+pub use images::{ImageRepo, ImageRow, RenderRow, ServedRender};
 pub use sql::SqlRepo;
 
 /// Whether an insert or update hit a unique constraint.
@@ -112,7 +114,7 @@ pub trait ThrottleRepo {
 }
 
 #[async_trait]
-pub trait Repo: UserRepo + SessionRepo + PatRepo + ThrottleRepo + Send + Sync {
+pub trait Repo: UserRepo + SessionRepo + PatRepo + ThrottleRepo + ImageRepo + Send + Sync {
     /// A round trip to the database, for readiness.
     async fn ping(&self) -> Result<()>;
 }

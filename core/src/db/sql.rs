@@ -1,5 +1,7 @@
 //! `Repo` over sqlx's `Any` driver, for SQLite and PostgreSQL alike.
 
+mod images;
+
 use super::*;
 use crate::Error;
 use anyhow::Context;
@@ -19,7 +21,7 @@ pub enum Engine {
 
 #[derive(Clone)]
 pub struct SqlRepo {
-    pool: AnyPool,
+    pub(super) pool: AnyPool,
     engine: Engine,
 }
 

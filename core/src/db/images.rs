@@ -1,0 +1,81 @@
+//! Rows and the repository role for folders' images and their renders.
+
+use crate::Result;
+use async_trait::async_trait;
+use uuid::Uuid;
+
+#[derive(Debug, Clone)]
+pub struct ImageRow {
+    pub id: Uuid,
+    pub owner_id: Uuid,
+    pub album_id: Uuid,
+    pub title: String,
+    pub description: String,
+    pub status: String,
+    pub format: String,
+    pub width: i64,
+    pub height: i64,
+    pub size_bytes: i64,
+    pub original_key: String,
+    /// JSON of `render::exif::ExifInfo`.
+    pub exif: String,
+    /// JSON of `images::ExifVisibility`.
+    pub exif_visibility: String,
+    pub visibility: Option<String>,
+    pub taken_at: Option<i64>,
+    /// `taken_at`, else `created_at`: the list order.
+    pub sort_at: i64,
+    pub created_at: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RenderRow {
+    pub image_id: Uuid,
+    pub code: String,
+    /// JSON of the `CropSpec`; a change of it is a new version.
+    pub spec: String,
+    pub version: i64,
+    pub produced_version: Option<i64>,
+    pub width: Option<i64>,
+    pub height: Option<i64>,
+    pub size_bytes: Option<i64>,
+    pub blob_key: Option<String>,
+}
+
+/// A produced render, as `/i/...` serves it.
+#[derive(Debug, Clone)]
+pub struct ServedRender {
+    pub blob_key: String,
+    pub spec: String,
+    pub version: i64,
+    pub size_bytes: i64,
+}
+
+#[async_trait]
+pub trait ImageRepo {
+    /// The owner's default folder, created on first use.
+    async fn default_album(&self, owner: Uuid, now: i64) -> Result<Uuid>;
+    /// The image and its first render rows, in one transaction.
+    async fn insert_image(&self, image: &ImageRow, renders: &[RenderRow]) -> Result<()>;
+    /// Scoped to `owner` when given.
+    async fn image(&self, owner: Option<Uuid>, id: Uuid) -> Result<Option<ImageRow>>;
+    /// Newest first by (sort_at, id), strictly after `after` when given.
+    async fn list_images(
+        &self,
+        owner: Uuid,
+        album: Option<Uuid>,
+        after: Option<(i64, Uuid)>,
+        limit: i64,
+    ) -> Result<Vec<ImageRow>>;
+    async fn renders(&self, image_id: Uuid) -> Result<Vec<RenderRow>>;
+    /// Inserts the render, or moves it to a new version if its spec changed.
+    async fn set_render_spec(&self, image_id: Uuid, code: &str, spec: &str) -> Result<()>;
+    /// Deletes renders whose code is not in `keep`; returns their blob keys.
+    async fn remove_renders_except(&self, image_id: Uuid, keep: &[String]) -> Result<Vec<String>>;
+    /// Records produced bytes if `version` is still current; returns whether
+    /// it was, and the blob key it replaced.
+    async fn render_produced(&self, r: &RenderRow) -> Result<(bool, Option<String>)>;
+    async fn set_status(&self, image_id: Uuid, status: &str) -> Result<()>;
+    async fn images_with_status(&self, status: &str) -> Result<Vec<Uuid>>;
+    async fn served_render(&self, image_id: Uuid, code: &str) -> Result<Option<ServedRender>>;
+}

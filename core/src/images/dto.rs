@@ -1,0 +1,159 @@
+//! What clients see of an image (owner view).
+
+use crate::db::{ImageRow, RenderRow};
+use crate::render::exif::{ExifInfo, Gps, Settings};
+use crate::render::spec::{plan, CropSpec};
+use crate::renders::parse_spec;
+use crate::time::rfc3339;
+use crate::Result;
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+/// Which EXIF groups may be shown to visitors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExifVisibility {
+    pub gps: bool,
+    pub camera: bool,
+    pub datetime: bool,
+    pub settings: bool,
+}
+
+impl Default for ExifVisibility {
+    fn default() -> Self {
+        ExifVisibility {
+            gps: false,
+            camera: true,
+            datetime: true,
+            settings: true,
+        }
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub struct ExifDto {
+    pub taken_at: Option<String>,
+    pub camera_make: Option<String>,
+    pub camera_model: Option<String>,
+    pub lens: Option<String>,
+    pub gps: Option<Gps>,
+    pub settings: Option<Settings>,
+}
+
+impl From<ExifInfo> for ExifDto {
+    fn from(e: ExifInfo) -> Self {
+        ExifDto {
+            taken_at: e.taken_at,
+            camera_make: e.camera_make,
+            camera_model: e.camera_model,
+            lens: e.lens,
+            gps: e.gps,
+            settings: e.settings,
+        }
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub struct RenderDto {
+    pub crop: String,
+    pub format: &'static str,
+    pub width: u32,
+    pub height: u32,
+    pub size_bytes: u64,
+    pub url: String,
+    pub pending: bool,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Moderation {
+    pub state: &'static str,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ImageDto {
+    pub id: Uuid,
+    pub album_id: Uuid,
+    pub title: String,
+    pub description: String,
+    pub status: String,
+    pub width: u32,
+    pub height: u32,
+    pub size_bytes: u64,
+    pub format: String,
+    pub exif: ExifDto,
+    pub exif_visibility: ExifVisibility,
+    pub renders: Vec<RenderDto>,
+    pub custom_crops: Vec<CropSpec>,
+    pub created_at: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub visibility: Option<String>,
+    pub visitor_eligibility: &'static str,
+    pub frozen: bool,
+    pub moderation: Moderation,
+}
+
+/// Longest side under this many pixels: too small to show visitors.
+pub const MIN_VISIBLE_SIDE: i64 = 200;
+
+pub fn eligibility(image: &ImageRow) -> &'static str {
+    match image.status.as_str() {
+        "processing" => "processing",
+        "failed" => "failed",
+        _ if image.width.max(image.height) < MIN_VISIBLE_SIDE => "too_small",
+        _ => "visible",
+    }
+}
+
+fn render_dto(image: &ImageRow, row: &RenderRow, image_host: &str) -> Result<RenderDto> {
+    let spec = parse_spec(&row.spec)?;
+    let produced = row.produced_version == Some(row.version);
+    let planned = plan(image.width as u32, image.height as u32, &spec).canvas;
+    let (width, height) = match (produced, row.width, row.height) {
+        (true, Some(w), Some(h)) => (w as u32, h as u32),
+        _ => planned,
+    };
+    let ext = spec.format.ext();
+    Ok(RenderDto {
+        crop: row.code.clone(),
+        format: ext,
+        width,
+        height,
+        size_bytes: if produced {
+            row.size_bytes.unwrap_or(0) as u64
+        } else {
+            0
+        },
+        url: format!(
+            "{image_host}/i/{}/{}.{ext}?v={}",
+            image.id, row.code, row.version
+        ),
+        pending: !produced,
+    })
+}
+
+pub fn image_dto(image: &ImageRow, renders: &[RenderRow], image_host: &str) -> Result<ImageDto> {
+    let exif: ExifInfo = serde_json::from_str(&image.exif).unwrap_or_else(|_| ExifInfo::none());
+    let exif_visibility = serde_json::from_str(&image.exif_visibility).unwrap_or_default();
+    Ok(ImageDto {
+        id: image.id,
+        album_id: image.album_id,
+        title: image.title.clone(),
+        description: image.description.clone(),
+        status: image.status.clone(),
+        width: image.width as u32,
+        height: image.height as u32,
+        size_bytes: image.size_bytes as u64,
+        format: image.format.clone(),
+        exif: exif.into(),
+        exif_visibility,
+        renders: renders
+            .iter()
+            .map(|r| render_dto(image, r, image_host))
+            .collect::<Result<_>>()?,
+        custom_crops: Vec::new(),
+        created_at: rfc3339(image.created_at),
+        visibility: image.visibility.clone(),
+        visitor_eligibility: eligibility(image),
+        frozen: false,
+        moderation: Moderation { state: "none" },
+    })
+}

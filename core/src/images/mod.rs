@@ -1,0 +1,193 @@
+//! Images: upload ingestion, the owner's view, listing. Renders are made by
+//! the workers (`crate::renders`); this module only records and enqueues.
+
+pub mod cursor;
+pub mod dto;
+pub mod upload;
+
+use crate::db::{DynRepo, ImageRow};
+use crate::queue::{JobQueue, RenderJob};
+use crate::renders::{Renderer, PROCESSING};
+use crate::store::BlobStore;
+use crate::validate::{char_len_between, Checks};
+use crate::{ids, time, Error, Result};
+use dto::{image_dto, ExifVisibility, ImageDto};
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+use upload::{Accepted, Upload};
+use uuid::Uuid;
+
+pub const DEFAULT_PAGE: i64 = 50;
+pub const MAX_PAGE: i64 = 200;
+
+/// The optional `meta` part of an upload.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Meta {
+    #[serde(default)]
+    pub title: String,
+    #[serde(default)]
+    pub description: String,
+}
+
+impl Meta {
+    pub fn validate(&self) -> Result<()> {
+        Checks::new()
+            .check(
+                char_len_between(&self.title, 0, 200),
+                "title",
+                "must be at most 200 characters",
+            )
+            .check(
+                char_len_between(&self.description, 0, 5000),
+                "description",
+                "must be at most 5000 characters",
+            )
+            .finish()
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub struct Page {
+    pub items: Vec<ImageDto>,
+    pub next_cursor: String,
+}
+
+#[derive(Clone)]
+pub struct Images {
+    pub repo: DynRepo,
+    pub store: BlobStore,
+    pub queue: Arc<dyn JobQueue>,
+    pub renderer: Renderer,
+    /// Base of `renders[].url`.
+    pub image_host: Arc<str>,
+    pub upload_max_bytes: u64,
+}
+
+impl Images {
+    /// A new image id and the upload that streams its original. The key
+    /// names only the owner and the id, never the client's file name.
+    pub fn start_upload(&self, owner: Uuid) -> (Uuid, Upload) {
+        let id = ids::new_id();
+        let key = format!("originals/{owner}/{id}");
+        (
+            id,
+            Upload::new(
+                self.store.clone(),
+                key,
+                self.upload_max_bytes,
+                self.renderer.max_pixels,
+            ),
+        )
+    }
+
+    /// Records a stored original and enqueues its renders. If recording
+    /// fails the original is removed: no orphan blob, no orphan row.
+    pub async fn ingest(&self, owner: Uuid, id: Uuid, a: Accepted, meta: Meta) -> Result<ImageDto> {
+        match self.record(owner, id, &a, meta).await {
+            Ok(dto) => Ok(dto),
+            Err(e) => {
+                self.store.delete(&a.key).await?;
+                Err(e)
+            }
+        }
+    }
+
+    async fn record(&self, owner: Uuid, id: Uuid, a: &Accepted, meta: Meta) -> Result<ImageDto> {
+        let now = time::now_ms();
+        let taken_at = a
+            .exif
+            .taken_at
+            .as_deref()
+            .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok());
+        let taken_at = taken_at.map(|t| t.timestamp_millis());
+        let image = ImageRow {
+            id,
+            owner_id: owner,
+            album_id: self.repo.default_album(owner, now).await?,
+            title: meta.title,
+            description: meta.description,
+            status: PROCESSING.into(),
+            format: a.format.ext().into(),
+            width: a.width as i64,
+            height: a.height as i64,
+            size_bytes: a.size as i64,
+            original_key: a.key.clone(),
+            exif: serde_json::to_string(&a.exif).map_err(anyhow::Error::from)?,
+            exif_visibility: serde_json::to_string(&ExifVisibility::default())
+                .map_err(anyhow::Error::from)?,
+            visibility: None,
+            taken_at,
+            sort_at: taken_at.unwrap_or(now),
+            created_at: now,
+        };
+        let renders = self.renderer.initial_rows(&image);
+        self.repo.insert_image(&image, &renders).await?;
+        self.enqueue(id).await;
+        image_dto(&image, &renders, &self.image_host)
+    }
+
+    /// Publishes a render job. A failure is only logged: the image stays
+    /// `processing` in the database and is enqueued again at start-up.
+    pub async fn enqueue(&self, image_id: Uuid) {
+        if let Err(e) = self.queue.publish(RenderJob { image_id }).await {
+            tracing::warn!(%image_id, error = %e, "could not enqueue render job");
+        }
+    }
+
+    /// Enqueues every image still waiting for renders (after a restart).
+    pub async fn recover(&self) -> Result<usize> {
+        let waiting = self.repo.images_with_status(PROCESSING).await?;
+        for id in &waiting {
+            self.enqueue(*id).await;
+        }
+        Ok(waiting.len())
+    }
+
+    pub async fn get(&self, owner: Uuid, id: Uuid) -> Result<ImageDto> {
+        let image = self
+            .repo
+            .image(Some(owner), id)
+            .await?
+            .ok_or(Error::NotFound)?;
+        let renders = self.repo.renders(id).await?;
+        image_dto(&image, &renders, &self.image_host)
+    }
+
+    pub async fn list(
+        &self,
+        owner: Uuid,
+        album: Option<Uuid>,
+        cursor: Option<&str>,
+        limit: Option<i64>,
+    ) -> Result<Page> {
+        let limit = limit.unwrap_or(DEFAULT_PAGE);
+        if !(1..=MAX_PAGE).contains(&limit) {
+            return Err(Error::invalid("limit", "must be 1-200"));
+        }
+        let after = cursor
+            .filter(|c| !c.is_empty())
+            .map(cursor::decode)
+            .transpose()?;
+        // One extra row tells whether another page exists.
+        let mut rows = self
+            .repo
+            .list_images(owner, album, after, limit + 1)
+            .await?;
+        let more = rows.len() as i64 > limit;
+        rows.truncate(limit as usize);
+        let next_cursor = match rows.last() {
+            Some(last) if more => cursor::encode(last.sort_at, last.id),
+            _ => String::new(),
+        };
+        let mut items = Vec::with_capacity(rows.len());
+        for image in &rows {
+            items.push(image_dto(
+                image,
+                &self.repo.renders(image.id).await?,
+                &self.image_host,
+            )?);
+        }
+        Ok(Page { items, next_cursor })
+    }
+}
