@@ -36,15 +36,19 @@ pub fn parse_spec(json: &str) -> Result<CropSpec> {
 }
 
 impl Renderer {
-    /// Every render an image should have: the presets (and, later, its
-    /// folder's rules and its own custom crops).
-    pub fn desired(&self, _image: &ImageRow) -> Vec<CropSpec> {
-        self.presets.to_vec()
+    /// Every render an image should have: the presets and its own custom
+    /// crops (folder rules join with folders).
+    pub async fn desired(&self, image_id: Uuid) -> Result<Vec<CropSpec>> {
+        let mut specs = self.presets.to_vec();
+        for json in self.repo.custom_crops(image_id).await? {
+            specs.push(parse_spec(&json)?);
+        }
+        Ok(specs)
     }
 
-    /// The first render rows of a new image, all pending at version 1.
+    /// The first render rows of a new image (the presets), pending at version 1.
     pub fn initial_rows(&self, image: &ImageRow) -> Vec<RenderRow> {
-        self.desired(image)
+        self.presets
             .iter()
             .map(|s| RenderRow {
                 image_id: image.id,
@@ -66,7 +70,7 @@ impl Renderer {
         let Some(image) = self.repo.image(None, image_id).await? else {
             return Ok(());
         };
-        let desired = self.desired(&image);
+        let desired = self.desired(image_id).await?;
         for spec in &desired {
             self.repo
                 .set_render_spec(image_id, &spec.code, &spec_json(spec))

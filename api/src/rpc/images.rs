@@ -1,10 +1,13 @@
 //! `image.*`: the owner's photos.
 
 use super::dispatch::Ctx;
-use lightbox_core::images::dto::ImageDto;
+use lightbox_core::images::dto::{ImageDto, PublicImage};
+use lightbox_core::images::manage::{Edit, VisibilityGroups};
 use lightbox_core::images::Page;
+use lightbox_core::render::spec::{CropSpec, Format, Mode};
 use lightbox_core::{ids, Result};
 use serde::Deserialize;
+use serde_json::{json, Value};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -36,4 +39,118 @@ pub async fn list(ctx: Ctx, p: List) -> Result<Page> {
         .images
         .list(owner, album, p.cursor.as_deref(), p.limit)
         .await
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Update {
+    id: String,
+    title: Option<String>,
+    description: Option<String>,
+    album_id: Option<String>,
+}
+
+pub async fn update(ctx: Ctx, p: Update) -> Result<ImageDto> {
+    let id = ids::parse("id", &p.id)?;
+    let album_id = p
+        .album_id
+        .as_deref()
+        .map(|a| ids::parse("album_id", a))
+        .transpose()?;
+    let edit = Edit {
+        title: p.title,
+        description: p.description,
+        album_id,
+    };
+    ctx.state
+        .images
+        .update(ctx.caller()?.user_id, id, edit)
+        .await
+}
+
+pub async fn delete(ctx: Ctx, p: Id) -> Result<Value> {
+    let id = ids::parse("id", &p.id)?;
+    ctx.state.images.delete(ctx.caller()?.user_id, id).await?;
+    Ok(json!({}))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CropAdd {
+    id: String,
+    code: String,
+    width: u32,
+    height: u32,
+    #[serde(default)]
+    mode: Mode,
+    #[serde(default)]
+    format: Format,
+    quality: Option<u8>,
+}
+
+pub async fn crop_add(ctx: Ctx, p: CropAdd) -> Result<ImageDto> {
+    let id = ids::parse("id", &p.id)?;
+    let spec = CropSpec {
+        code: p.code,
+        width: p.width,
+        height: p.height,
+        mode: p.mode,
+        format: p.format,
+        quality: p.quality.unwrap_or(80),
+    };
+    ctx.state
+        .images
+        .add_crop(ctx.caller()?.user_id, id, spec)
+        .await
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CropDelete {
+    id: String,
+    code: String,
+}
+
+pub async fn crop_delete(ctx: Ctx, p: CropDelete) -> Result<ImageDto> {
+    let id = ids::parse("id", &p.id)?;
+    ctx.state
+        .images
+        .delete_crop(ctx.caller()?.user_id, id, &p.code)
+        .await
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SetVisibility {
+    id: String,
+    visibility: String,
+}
+
+pub async fn set_visibility(ctx: Ctx, p: SetVisibility) -> Result<ImageDto> {
+    let id = ids::parse("id", &p.id)?;
+    ctx.state
+        .images
+        .set_visibility(ctx.caller()?.user_id, id, &p.visibility)
+        .await
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExifVisibility {
+    id: String,
+    groups: VisibilityGroups,
+}
+
+pub async fn exif_set_visibility(ctx: Ctx, p: ExifVisibility) -> Result<ImageDto> {
+    let id = ids::parse("id", &p.id)?;
+    ctx.state
+        .images
+        .set_exif_visibility(ctx.caller()?.user_id, id, p.groups)
+        .await
+}
+
+pub async fn get_public(ctx: Ctx, p: Id) -> Result<PublicImage> {
+    // Not a UUID cannot be a public photo: same answer as any other miss.
+    let id = ids::parse("id", &p.id).map_err(|_| lightbox_core::Error::NotFound)?;
+    ctx.state.images.get_public(id).await
 }

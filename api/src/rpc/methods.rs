@@ -62,6 +62,17 @@ pub static METHODS: &[Method] = &[
     method!("admin.user.list", Admin, admin::list_users),
     method!("image.get", Read, images::get),
     method!("image.list", Read, images::list),
+    method!("image.update", Write, images::update),
+    method!("image.delete", Write, images::delete),
+    method!("image.crop.add", Write, images::crop_add),
+    method!("image.crop.delete", Write, images::crop_delete),
+    method!("image.setVisibility", Write, images::set_visibility),
+    method!(
+        "image.exif.setVisibility",
+        Write,
+        images::exif_set_visibility
+    ),
+    method!("image.getPublic", Public, images::get_public),
 ];
 
 pub fn find(name: &str) -> Option<&'static Method> {

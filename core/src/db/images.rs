@@ -78,4 +78,43 @@ pub trait ImageRepo {
     async fn set_status(&self, image_id: Uuid, status: &str) -> Result<()>;
     async fn images_with_status(&self, status: &str) -> Result<Vec<Uuid>>;
     async fn served_render(&self, image_id: Uuid, code: &str) -> Result<Option<ServedRender>>;
+    /// Whether `album` is a live folder of `owner`.
+    async fn album_owned(&self, owner: Uuid, album: Uuid) -> Result<bool>;
+    /// Changes what is given; false when the owner has no such image.
+    async fn update_image(&self, owner: Uuid, id: Uuid, change: &ImageChange) -> Result<bool>;
+    /// Deletes the image and its rows; returns every blob key it had.
+    async fn delete_image(&self, owner: Uuid, id: Uuid) -> Result<Option<Vec<String>>>;
+    async fn custom_crops(&self, image_id: Uuid) -> Result<Vec<String>>;
+    /// Adds a crop (and its pending render) unless the image has `limit`
+    /// already; `Write::Conflict` when the code exists.
+    async fn add_custom_crop(
+        &self,
+        image_id: Uuid,
+        code: &str,
+        spec: &str,
+        limit: i64,
+        now: i64,
+    ) -> Result<CropAdd>;
+    /// Removes the crop and its render; the render's blob key if it had one.
+    async fn delete_custom_crop(
+        &self,
+        image_id: Uuid,
+        code: &str,
+    ) -> Result<Option<Option<String>>>;
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct ImageChange {
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub album_id: Option<Uuid>,
+    pub visibility: Option<String>,
+    pub exif_visibility: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CropAdd {
+    Added,
+    Exists,
+    LimitReached,
 }

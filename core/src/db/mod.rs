@@ -14,7 +14,7 @@ use async_trait::async_trait;
 use std::sync::Arc;
 use uuid::Uuid;
 
-pub use images::{ImageRepo, ImageRow, RenderRow, ServedRender};
+pub use images::{CropAdd, ImageChange, ImageRepo, ImageRow, RenderRow, ServedRender};
 pub use sql::SqlRepo;
 
 /// Whether an insert or update hit a unique constraint.

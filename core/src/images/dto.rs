@@ -103,7 +103,7 @@ pub fn eligibility(image: &ImageRow) -> &'static str {
     }
 }
 
-fn render_dto(image: &ImageRow, row: &RenderRow, image_host: &str) -> Result<RenderDto> {
+pub(crate) fn render_dto(image: &ImageRow, row: &RenderRow, image_host: &str) -> Result<RenderDto> {
     let spec = parse_spec(&row.spec)?;
     let produced = row.produced_version == Some(row.version);
     let planned = plan(image.width as u32, image.height as u32, &spec).canvas;
@@ -130,7 +130,12 @@ fn render_dto(image: &ImageRow, row: &RenderRow, image_host: &str) -> Result<Ren
     })
 }
 
-pub fn image_dto(image: &ImageRow, renders: &[RenderRow], image_host: &str) -> Result<ImageDto> {
+pub fn image_dto(
+    image: &ImageRow,
+    renders: &[RenderRow],
+    crops: Vec<CropSpec>,
+    image_host: &str,
+) -> Result<ImageDto> {
     let exif: ExifInfo = serde_json::from_str(&image.exif).unwrap_or_else(|_| ExifInfo::none());
     let exif_visibility = serde_json::from_str(&image.exif_visibility).unwrap_or_default();
     Ok(ImageDto {
@@ -149,11 +154,76 @@ pub fn image_dto(image: &ImageRow, renders: &[RenderRow], image_host: &str) -> R
             .iter()
             .map(|r| render_dto(image, r, image_host))
             .collect::<Result<_>>()?,
-        custom_crops: Vec::new(),
+        custom_crops: crops,
         created_at: rfc3339(image.created_at),
         visibility: image.visibility.clone(),
         visitor_eligibility: eligibility(image),
         frozen: false,
         moderation: Moderation { state: "none" },
+    })
+}
+
+/// What anyone may see of a public photo: no owner, no storage key, and
+/// only the EXIF groups its visibility allows.
+#[derive(Debug, Serialize)]
+pub struct PublicImage {
+    pub id: Uuid,
+    pub title: String,
+    pub description: String,
+    pub width: u32,
+    pub height: u32,
+    pub renders: Vec<RenderDto>,
+    pub exif: PublicExif,
+}
+
+#[derive(Debug, Default, Serialize)]
+pub struct PublicExif {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub taken_at: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub camera_make: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub camera_model: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lens: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gps: Option<Gps>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub settings: Option<Settings>,
+}
+
+/// The EXIF a visitor may see, given what the photo (and, for folders, the
+/// policy) allows.
+pub fn visible_exif(e: ExifInfo, allowed: ExifVisibility) -> PublicExif {
+    PublicExif {
+        taken_at: e.taken_at.filter(|_| allowed.datetime),
+        camera_make: e.camera_make.filter(|_| allowed.camera),
+        camera_model: e.camera_model.filter(|_| allowed.camera),
+        lens: e.lens.filter(|_| allowed.camera),
+        gps: e.gps.filter(|_| allowed.gps),
+        settings: e.settings.filter(|_| allowed.settings),
+    }
+}
+
+pub fn public_image(
+    image: &ImageRow,
+    renders: &[RenderRow],
+    image_host: &str,
+) -> Result<PublicImage> {
+    let exif: ExifInfo = serde_json::from_str(&image.exif).unwrap_or_else(|_| ExifInfo::none());
+    let allowed: ExifVisibility = serde_json::from_str(&image.exif_visibility).unwrap_or_default();
+    let produced = renders
+        .iter()
+        .filter(|r| r.produced_version == Some(r.version));
+    Ok(PublicImage {
+        id: image.id,
+        title: image.title.clone(),
+        description: image.description.clone(),
+        width: image.width as u32,
+        height: image.height as u32,
+        renders: produced
+            .map(|r| render_dto(image, r, image_host))
+            .collect::<Result<_>>()?,
+        exif: visible_exif(exif, allowed),
     })
 }

@@ -3,6 +3,7 @@
 
 pub mod cursor;
 pub mod dto;
+pub mod manage;
 pub mod upload;
 
 use crate::db::{DynRepo, ImageRow};
@@ -124,7 +125,7 @@ impl Images {
         let renders = self.renderer.initial_rows(&image);
         self.repo.insert_image(&image, &renders).await?;
         self.enqueue(id).await;
-        image_dto(&image, &renders, &self.image_host)
+        image_dto(&image, &renders, Vec::new(), &self.image_host)
     }
 
     /// Publishes a render job. A failure is only logged: the image stays
@@ -150,8 +151,17 @@ impl Images {
             .image(Some(owner), id)
             .await?
             .ok_or(Error::NotFound)?;
-        let renders = self.repo.renders(id).await?;
-        image_dto(&image, &renders, &self.image_host)
+        self.dto(&image).await
+    }
+
+    async fn dto(&self, image: &ImageRow) -> Result<ImageDto> {
+        let renders = self.repo.renders(image.id).await?;
+        let crops = self.repo.custom_crops(image.id).await?;
+        let crops = crops
+            .iter()
+            .map(|c| crate::renders::parse_spec(c))
+            .collect::<Result<_>>()?;
+        image_dto(image, &renders, crops, &self.image_host)
     }
 
     pub async fn list(
@@ -182,11 +192,7 @@ impl Images {
         };
         let mut items = Vec::with_capacity(rows.len());
         for image in &rows {
-            items.push(image_dto(
-                image,
-                &self.repo.renders(image.id).await?,
-                &self.image_host,
-            )?);
+            items.push(self.dto(image).await?);
         }
         Ok(Page { items, next_cursor })
     }

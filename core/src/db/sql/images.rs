@@ -240,6 +240,144 @@ impl ImageRepo for SqlRepo {
         rows.iter().map(|r| uuid(r, "id")).collect()
     }
 
+    async fn album_owned(&self, owner: Uuid, album: Uuid) -> Result<bool> {
+        let row = sqlx::query(
+            "SELECT id FROM albums WHERE id = $1 AND owner_id = $2 AND deleted_at IS NULL",
+        )
+        .bind(album.to_string())
+        .bind(owner.to_string())
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(row.is_some())
+    }
+
+    async fn update_image(&self, owner: Uuid, id: Uuid, c: &ImageChange) -> Result<bool> {
+        let done = sqlx::query(
+            "UPDATE images SET title = COALESCE($3, title), description = COALESCE($4, description), \
+             album_id = COALESCE($5, album_id), visibility = COALESCE($6, visibility), \
+             exif_visibility = COALESCE($7, exif_visibility) WHERE id = $1 AND owner_id = $2",
+        )
+        .bind(id.to_string())
+        .bind(owner.to_string())
+        .bind(c.title.clone())
+        .bind(c.description.clone())
+        .bind(c.album_id.map(|a| a.to_string()))
+        .bind(c.visibility.clone())
+        .bind(c.exif_visibility.clone())
+        .execute(&self.pool)
+        .await?;
+        Ok(done.rows_affected() > 0)
+    }
+
+    async fn delete_image(&self, owner: Uuid, id: Uuid) -> Result<Option<Vec<String>>> {
+        let Some(image) = self.image(Some(owner), id).await? else {
+            return Ok(None);
+        };
+        let mut keys: Vec<String> = self
+            .renders(id)
+            .await?
+            .into_iter()
+            .filter_map(|r| r.blob_key)
+            .collect();
+        keys.push(image.original_key);
+        let mut tx = self.pool.begin().await?;
+        for table in ["custom_crops", "renders"] {
+            sqlx::query(&format!("DELETE FROM {table} WHERE image_id = $1"))
+                .bind(id.to_string())
+                .execute(&mut *tx)
+                .await?;
+        }
+        sqlx::query("DELETE FROM images WHERE id = $1")
+            .bind(id.to_string())
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(Some(keys))
+    }
+
+    async fn custom_crops(&self, image_id: Uuid) -> Result<Vec<String>> {
+        let rows = sqlx::query(
+            "SELECT spec FROM custom_crops WHERE image_id = $1 ORDER BY created_at, code",
+        )
+        .bind(image_id.to_string())
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(|r| Ok(r.try_get("spec")?)).collect()
+    }
+
+    async fn add_custom_crop(
+        &self,
+        image_id: Uuid,
+        code: &str,
+        spec: &str,
+        limit: i64,
+        now: i64,
+    ) -> Result<CropAdd> {
+        let mut tx = self.pool.begin().await?;
+        // Counting and inserting in one statement keeps racing adds from
+        // passing the limit together.
+        let added = sqlx::query(
+            "INSERT INTO custom_crops (image_id, code, spec, created_at) \
+             SELECT $1, $2, $3, $4 WHERE (SELECT COUNT(*) FROM custom_crops WHERE image_id = $1) < $5 \
+             ON CONFLICT (image_id, code) DO NOTHING",
+        )
+        .bind(image_id.to_string())
+        .bind(code)
+        .bind(spec)
+        .bind(now)
+        .bind(limit)
+        .execute(&mut *tx)
+        .await?;
+        if added.rows_affected() == 0 {
+            let exists =
+                sqlx::query("SELECT code FROM custom_crops WHERE image_id = $1 AND code = $2")
+                    .bind(image_id.to_string())
+                    .bind(code)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+            return Ok(if exists.is_some() {
+                CropAdd::Exists
+            } else {
+                CropAdd::LimitReached
+            });
+        }
+        sqlx::query("INSERT INTO renders (image_id, code, spec, version) VALUES ($1, $2, $3, 1)")
+            .bind(image_id.to_string())
+            .bind(code)
+            .bind(spec)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(CropAdd::Added)
+    }
+
+    async fn delete_custom_crop(
+        &self,
+        image_id: Uuid,
+        code: &str,
+    ) -> Result<Option<Option<String>>> {
+        let mut tx = self.pool.begin().await?;
+        let gone = sqlx::query("DELETE FROM custom_crops WHERE image_id = $1 AND code = $2")
+            .bind(image_id.to_string())
+            .bind(code)
+            .execute(&mut *tx)
+            .await?;
+        if gone.rows_affected() == 0 {
+            return Ok(None);
+        }
+        let key =
+            sqlx::query("DELETE FROM renders WHERE image_id = $1 AND code = $2 RETURNING blob_key")
+                .bind(image_id.to_string())
+                .bind(code)
+                .fetch_optional(&mut *tx)
+                .await?;
+        tx.commit().await?;
+        Ok(Some(match key {
+            Some(row) => row.try_get("blob_key")?,
+            None => None,
+        }))
+    }
+
     async fn served_render(&self, image_id: Uuid, code: &str) -> Result<Option<ServedRender>> {
         let row = sqlx::query(
             "SELECT r.blob_key, r.spec, r.produced_version, r.size_bytes FROM renders r \

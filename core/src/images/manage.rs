@@ -1,0 +1,202 @@
+//! Changing, cropping, sharing and deleting an owner's image.
+
+use super::dto::{public_image, ExifVisibility, ImageDto, PublicImage};
+use super::Images;
+use crate::db::{CropAdd, ImageChange};
+use crate::render::spec::CropSpec;
+use crate::renders::spec_json;
+use crate::validate::{char_len_between, Checks};
+use crate::{time, Error, Result};
+use serde::Deserialize;
+use uuid::Uuid;
+
+pub const MAX_CUSTOM_CROPS: i64 = 5;
+
+/// `image.exif.setVisibility` groups: an omitted group stays as it is.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VisibilityGroups {
+    pub gps: Option<bool>,
+    pub camera: Option<bool>,
+    pub datetime: Option<bool>,
+    pub settings: Option<bool>,
+}
+
+#[derive(Debug, Default)]
+pub struct Edit {
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub album_id: Option<Uuid>,
+}
+
+impl Images {
+    async fn change(&self, owner: Uuid, id: Uuid, change: ImageChange) -> Result<ImageDto> {
+        if !self.repo.update_image(owner, id, &change).await? {
+            return Err(Error::NotFound);
+        }
+        self.get(owner, id).await
+    }
+
+    /// Title, description, or a move to another of the owner's folders
+    /// (which brings the image's renders in line with that folder).
+    pub async fn update(&self, owner: Uuid, id: Uuid, edit: Edit) -> Result<ImageDto> {
+        Checks::new()
+            .check(
+                edit.title
+                    .as_deref()
+                    .is_none_or(|t| char_len_between(t, 0, 200)),
+                "title",
+                "must be at most 200 characters",
+            )
+            .check(
+                edit.description
+                    .as_deref()
+                    .is_none_or(|d| char_len_between(d, 0, 5000)),
+                "description",
+                "must be at most 5000 characters",
+            )
+            .finish()?;
+        if let Some(album) = edit.album_id {
+            if !self.repo.album_owned(owner, album).await? {
+                return Err(Error::NotFound);
+            }
+        }
+        let moved = edit.album_id.is_some();
+        let change = ImageChange {
+            title: edit.title,
+            description: edit.description,
+            album_id: edit.album_id,
+            ..Default::default()
+        };
+        let dto = self.change(owner, id, change).await?;
+        if moved {
+            self.enqueue(id).await;
+        }
+        Ok(dto)
+    }
+
+    /// Removes the image, its original and every render.
+    pub async fn delete(&self, owner: Uuid, id: Uuid) -> Result<()> {
+        let keys = self
+            .repo
+            .delete_image(owner, id)
+            .await?
+            .ok_or(Error::NotFound)?;
+        for key in keys {
+            if let Err(e) = self.store.delete(&key).await {
+                tracing::warn!(%id, key, error = %e, "blob of a deleted image left behind");
+            }
+        }
+        Ok(())
+    }
+
+    pub async fn add_crop(&self, owner: Uuid, id: Uuid, spec: CropSpec) -> Result<ImageDto> {
+        spec.validate()?;
+        if self.renderer.presets.iter().any(|p| p.code == spec.code) {
+            return Err(Error::invalid("code", "is the code of a preset"));
+        }
+        self.repo
+            .image(Some(owner), id)
+            .await?
+            .ok_or(Error::NotFound)?;
+        match self
+            .repo
+            .add_custom_crop(
+                id,
+                &spec.code,
+                &spec_json(&spec),
+                MAX_CUSTOM_CROPS,
+                time::now_ms(),
+            )
+            .await?
+        {
+            CropAdd::Added => {}
+            CropAdd::Exists => {
+                return Err(Error::invalid(
+                    "code",
+                    "the image already has a crop with this code",
+                ))
+            }
+            CropAdd::LimitReached => return Err(Error::CustomCropLimit),
+        }
+        self.enqueue(id).await;
+        self.get(owner, id).await
+    }
+
+    pub async fn delete_crop(&self, owner: Uuid, id: Uuid, code: &str) -> Result<ImageDto> {
+        self.repo
+            .image(Some(owner), id)
+            .await?
+            .ok_or(Error::NotFound)?;
+        let key = self
+            .repo
+            .delete_custom_crop(id, code)
+            .await?
+            .ok_or(Error::NotFound)?;
+        if let Some(key) = key {
+            self.store.delete(&key).await?;
+        }
+        self.get(owner, id).await
+    }
+
+    pub async fn set_visibility(
+        &self,
+        owner: Uuid,
+        id: Uuid,
+        visibility: &str,
+    ) -> Result<ImageDto> {
+        if visibility != "public" && visibility != "private" {
+            return Err(Error::invalid("visibility", "must be public or private"));
+        }
+        self.change(
+            owner,
+            id,
+            ImageChange {
+                visibility: Some(visibility.into()),
+                ..Default::default()
+            },
+        )
+        .await
+    }
+
+    pub async fn set_exif_visibility(
+        &self,
+        owner: Uuid,
+        id: Uuid,
+        g: VisibilityGroups,
+    ) -> Result<ImageDto> {
+        let image = self
+            .repo
+            .image(Some(owner), id)
+            .await?
+            .ok_or(Error::NotFound)?;
+        let mut v: ExifVisibility =
+            serde_json::from_str(&image.exif_visibility).unwrap_or_default();
+        v.gps = g.gps.unwrap_or(v.gps);
+        v.camera = g.camera.unwrap_or(v.camera);
+        v.datetime = g.datetime.unwrap_or(v.datetime);
+        v.settings = g.settings.unwrap_or(v.settings);
+        let json = serde_json::to_string(&v).map_err(anyhow::Error::from)?;
+        self.change(
+            owner,
+            id,
+            ImageChange {
+                exif_visibility: Some(json),
+                ..Default::default()
+            },
+        )
+        .await
+    }
+
+    /// A photo made public by its owner; anything else is 2001, revealing
+    /// nothing about whether it exists.
+    pub async fn get_public(&self, id: Uuid) -> Result<PublicImage> {
+        let image = self
+            .repo
+            .image(None, id)
+            .await?
+            .filter(|i| i.visibility.as_deref() == Some("public"));
+        let image = image.ok_or(Error::NotFound)?;
+        public_image(&image, &self.repo.renders(id).await?, &self.image_host)
+    }
+}
