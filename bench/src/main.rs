@@ -1,0 +1,57 @@
+//! Renders the default preset set over the files given, `PARALLEL` images
+//! at a time (default 2: both cores busy), `ROUNDS` times over, through the
+//! same `decode` + `render_all` the render workers run. Prints one JSON line:
+//! images, seconds, images per second, and the process's peak RSS.
+
+use lightbox_core::render::pipeline;
+use lightbox_core::render::spec::default_presets;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+fn env(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn peak_rss_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+fn main() {
+    let files: Vec<Vec<u8>> = std::env::args()
+        .skip(1)
+        .map(|p| std::fs::read(&p).expect("read input"))
+        .collect();
+    let (parallel, rounds) = (env("PARALLEL", 2), env("ROUNDS", 3));
+    let jobs: Vec<&[u8]> = (0..rounds)
+        .flat_map(|_| files.iter().map(Vec::as_slice))
+        .collect();
+    let presets = default_presets();
+    let next = AtomicUsize::new(0);
+    let started = Instant::now();
+    std::thread::scope(|s| {
+        for _ in 0..parallel {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(bytes) = jobs.get(i) else { break };
+                let decoded = pipeline::decode(bytes, 200_000_000).expect("decode");
+                let out = pipeline::render_all(&decoded, &presets).expect("render");
+                assert_eq!(out.len(), presets.len());
+            });
+        }
+    });
+    let secs = started.elapsed().as_secs_f64();
+    println!(
+        "{{\"tool\":\"lightbox\",\"images\":{},\"seconds\":{secs:.3},\"images_per_s\":{:.3},\"peak_rss_mib\":{:.1}}}",
+        jobs.len(),
+        jobs.len() as f64 / secs,
+        peak_rss_kib() as f64 / 1024.0
+    );
+}
