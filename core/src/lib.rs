@@ -3,6 +3,7 @@
 //! worker and the controller binaries are thin shells around it.
 
 pub mod accounts;
+pub mod archive;
 pub mod auth;
 pub mod config;
 pub mod db;

@@ -1,6 +1,7 @@
 //! The plain HTTP routes beside JSON-RPC.
 
 pub mod bearer;
+pub mod downloads;
 pub mod errors;
 pub mod health;
 pub mod logging;
@@ -25,4 +26,5 @@ pub fn routes(state: &AppState) -> Router<AppState> {
             post(upload::upload).layer(DefaultBodyLimit::max(upload_limit)),
         )
         .route("/i/{id}/{file}", get(renders::serve))
+        .route("/api/v1/images/{id}/archive", get(downloads::archive))
 }

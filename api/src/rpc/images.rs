@@ -1,6 +1,7 @@
 //! `image.*`: the owner's photos.
 
 use super::dispatch::Ctx;
+use lightbox_core::auth::links::Link;
 use lightbox_core::images::dto::{ImageDto, PublicImage};
 use lightbox_core::images::manage::{Edit, VisibilityGroups};
 use lightbox_core::images::Page;
@@ -153,4 +154,32 @@ pub async fn get_public(ctx: Ctx, p: Id) -> Result<PublicImage> {
     // Not a UUID cannot be a public photo: same answer as any other miss.
     let id = ids::parse("id", &p.id).map_err(|_| lightbox_core::Error::NotFound)?;
     ctx.state.images.get_public(id).await
+}
+
+#[derive(serde::Serialize)]
+pub struct LinkResult {
+    url: String,
+    expires_at: String,
+}
+
+pub async fn archive_token(ctx: Ctx, p: Id) -> Result<LinkResult> {
+    let id = ids::parse("id", &p.id)?;
+    let owner = ctx.caller()?.user_id;
+    ctx.state.images.get(owner, id).await?;
+    let link = Link {
+        kind: "archive".into(),
+        owner,
+        image: id,
+        variant: None,
+        crop: None,
+        spec: None,
+    };
+    let (token, exp) = ctx
+        .state
+        .signer
+        .issue_link(&link, lightbox_core::time::now_ms())?;
+    Ok(LinkResult {
+        url: format!("/api/v1/images/{id}/archive?token={token}"),
+        expires_at: lightbox_core::time::rfc3339(exp),
+    })
 }

@@ -73,6 +73,7 @@ pub static METHODS: &[Method] = &[
         images::exif_set_visibility
     ),
     method!("image.getPublic", Public, images::get_public),
+    method!("image.archiveToken", Read, images::archive_token),
 ];
 
 pub fn find(name: &str) -> Option<&'static Method> {

@@ -77,6 +77,35 @@ impl Signer {
         Ok((token, exp_ms))
     }
 
+    /// Signs any claims with a type tag and an expiry (Unix seconds).
+    pub(super) fn sign_claims<T: Serialize>(
+        &self,
+        claims: &T,
+        typ: &str,
+        exp: i64,
+    ) -> Result<String> {
+        let mut value = serde_json::to_value(claims).map_err(|e| Error::Internal(e.into()))?;
+        value["typ"] = typ.into();
+        value["exp"] = exp.into();
+        encode(&Header::new(Algorithm::HS256), &value, &self.encoding)
+            .map_err(|e| Error::Internal(e.into()))
+    }
+
+    pub(super) fn verify_claims<T: serde::de::DeserializeOwned>(
+        &self,
+        token: &str,
+        typ: &str,
+    ) -> Result<T> {
+        let mut validation = self.validation.clone();
+        validation.set_required_spec_claims(&["exp"]);
+        let data = decode::<serde_json::Value>(token, &self.decoding, &validation)
+            .map_err(|_| Error::unauthorized())?;
+        if data.claims.get("typ").and_then(|t| t.as_str()) != Some(typ) {
+            return Err(Error::unauthorized());
+        }
+        serde_json::from_value(data.claims).map_err(|_| Error::unauthorized())
+    }
+
     /// Signature, algorithm, expiry and type; any failure is 1001.
     pub fn verify(&self, token: &str) -> Result<Claims> {
         let data = decode::<Claims>(token, &self.decoding, &self.validation)
@@ -129,5 +158,34 @@ mod tests {
 
         let other = Signer::new(b"another-key-another-key-another-key");
         assert!(other.verify(&token).is_err());
+    }
+}
+
+#[cfg(test)]
+mod link_tests {
+    use super::*;
+    use crate::auth::links::Link;
+
+    #[test]
+    fn links_are_typed_and_expire() {
+        let s = Signer::new(b"0123456789abcdef0123456789abcdef");
+        let link = Link {
+            kind: "archive".into(),
+            owner: Uuid::new_v4(),
+            image: Uuid::new_v4(),
+            variant: None,
+            crop: None,
+            spec: None,
+        };
+        let now = crate::time::now_ms();
+        let (t, exp) = s.issue_link(&link, now).unwrap();
+        assert_eq!(exp - now, 5 * MINUTE_MS);
+        assert_eq!(s.verify_link(&t), Some(link.clone()));
+        let (old, _) = s.issue_link(&link, now - 6 * MINUTE_MS).unwrap();
+        assert_eq!(s.verify_link(&old), None);
+        // An access token is not a link, nor the other way round.
+        let (access, _) = s.issue(link.owner, link.image, now).unwrap();
+        assert_eq!(s.verify_link(&access), None);
+        assert!(s.verify(&t).is_err());
     }
 }

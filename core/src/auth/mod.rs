@@ -2,6 +2,7 @@
 //! may do. Sessions, refresh rotation and PAT management live beside it.
 
 pub mod jwt;
+pub mod links;
 pub mod password;
 pub mod pats;
 pub mod secrets;

@@ -200,3 +200,37 @@ impl Images {
         public_image(&image, &self.repo.renders(id).await?, &self.image_host)
     }
 }
+
+impl Images {
+    /// The entries of an image's archive: the original and every produced
+    /// render. Names say what each file is, never the uploaded file name.
+    pub async fn archive_entries(
+        &self,
+        owner: Uuid,
+        id: Uuid,
+    ) -> Result<Vec<crate::archive::Entry>> {
+        use crate::archive::Entry;
+        let image = self
+            .repo
+            .image(Some(owner), id)
+            .await?
+            .ok_or(Error::NotFound)?;
+        if image.status != crate::renders::READY {
+            return Err(Error::DownloadNotReady { state: "preparing" });
+        }
+        let mut entries = vec![Entry {
+            name: format!("original.{}", image.format),
+            key: image.original_key.clone(),
+        }];
+        for r in self.repo.renders(id).await? {
+            if let (Some(key), true) = (r.blob_key, r.produced_version == Some(r.version)) {
+                let ext = key.rsplit('.').next().unwrap_or("bin").to_owned();
+                entries.push(Entry {
+                    name: format!("{}.{ext}", r.code),
+                    key,
+                });
+            }
+        }
+        Ok(entries)
+    }
+}
