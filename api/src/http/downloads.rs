@@ -18,6 +18,63 @@ pub struct TokenQuery {
     token: Option<String>,
 }
 
+/// `GET`/`HEAD /api/v1/images/{id}/download?token=…`: the file the link
+/// names, if it is still exactly that file; otherwise 409 with 2006 and
+/// `data.state` (`stale` once the render has moved on).
+pub async fn download(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Query(q): Query<TokenQuery>,
+) -> Response {
+    let link = q
+        .token
+        .as_deref()
+        .and_then(|t| state.signer.verify_link(t))
+        .filter(|l| l.kind == "download");
+    let Some(link) = link else {
+        return error(StatusCode::UNAUTHORIZED, &Error::unauthorized());
+    };
+    let Ok(id) = Uuid::parse_str(&id) else {
+        return error(StatusCode::NOT_FOUND, &Error::NotFound);
+    };
+    if link.image != id {
+        return error(StatusCode::UNAUTHORIZED, &Error::unauthorized());
+    }
+    let variant = link.variant.as_deref().unwrap_or_default();
+    let file = match state
+        .images
+        .resolve_download(link.owner, id, variant, link.crop.as_deref(), link.spec)
+        .await
+    {
+        Ok(f) => f,
+        Err(e @ Error::DownloadNotReady { .. }) => return error(StatusCode::CONFLICT, &e),
+        // The link's crop no longer exists.
+        Err(Error::Validation(_)) => {
+            return error(
+                StatusCode::CONFLICT,
+                &Error::DownloadNotReady {
+                    state: "unavailable",
+                },
+            )
+        }
+        Err(e) => return super::errors::from_error(e),
+    };
+    let stream = match state.store.get_stream(&file.key, None).await {
+        Ok(s) => s,
+        Err(e) => return super::errors::from_error(e),
+    };
+    let headers = [
+        (header::CONTENT_TYPE, file.mime.to_owned()),
+        (header::CONTENT_LENGTH, file.size_bytes.to_string()),
+        (
+            header::CONTENT_DISPOSITION,
+            format!("attachment; filename=\"{}\"", file.filename),
+        ),
+        (header::CACHE_CONTROL, "private, no-store".to_owned()),
+    ];
+    (StatusCode::OK, headers, Body::from_stream(stream)).into_response()
+}
+
 pub async fn archive(
     State(state): State<AppState>,
     Path(id): Path<String>,

@@ -27,4 +27,5 @@ pub fn routes(state: &AppState) -> Router<AppState> {
         )
         .route("/i/{id}/{file}", get(renders::serve))
         .route("/api/v1/images/{id}/archive", get(downloads::archive))
+        .route("/api/v1/images/{id}/download", get(downloads::download))
 }

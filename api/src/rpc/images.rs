@@ -2,6 +2,7 @@
 
 use super::dispatch::Ctx;
 use lightbox_core::auth::links::Link;
+use lightbox_core::images::downloads::DownloadChoices;
 use lightbox_core::images::dto::{ImageDto, PublicImage};
 use lightbox_core::images::manage::{Edit, VisibilityGroups};
 use lightbox_core::images::Page;
@@ -182,4 +183,57 @@ pub async fn archive_token(ctx: Ctx, p: Id) -> Result<LinkResult> {
         url: format!("/api/v1/images/{id}/archive?token={token}"),
         expires_at: lightbox_core::time::rfc3339(exp),
     })
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DownloadToken {
+    id: String,
+    variant: String,
+    crop: Option<String>,
+    spec: Option<i64>,
+}
+
+/// Checks the download is available now and signs a link for exactly it;
+/// it never starts work.
+pub async fn download_token(ctx: Ctx, p: DownloadToken) -> Result<LinkResult> {
+    let id = ids::parse("id", &p.id)?;
+    let owner = ctx.caller()?.user_id;
+    let file = ctx
+        .state
+        .images
+        .resolve_download(owner, id, &p.variant, p.crop.as_deref(), p.spec)
+        .await?;
+    let link = Link {
+        kind: "download".into(),
+        owner,
+        image: id,
+        variant: Some(p.variant),
+        crop: file.crop,
+        spec: file.spec,
+    };
+    let (token, exp) = ctx
+        .state
+        .signer
+        .issue_link(&link, lightbox_core::time::now_ms())?;
+    Ok(LinkResult {
+        url: format!("/api/v1/images/{id}/download?token={token}"),
+        expires_at: lightbox_core::time::rfc3339(exp),
+    })
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DownloadStatus {
+    id: String,
+    crop: Option<String>,
+    spec: Option<i64>,
+}
+
+pub async fn download_status(ctx: Ctx, p: DownloadStatus) -> Result<DownloadChoices> {
+    let id = ids::parse("id", &p.id)?;
+    ctx.state
+        .images
+        .download_choices(ctx.caller()?.user_id, id, p.crop.as_deref(), p.spec)
+        .await
 }

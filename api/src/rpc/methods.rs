@@ -74,6 +74,8 @@ pub static METHODS: &[Method] = &[
     ),
     method!("image.getPublic", Public, images::get_public),
     method!("image.archiveToken", Read, images::archive_token),
+    method!("image.downloadToken", Read, images::download_token),
+    method!("image.download.status", Read, images::download_status),
 ];
 
 pub fn find(name: &str) -> Option<&'static Method> {

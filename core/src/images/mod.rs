@@ -2,6 +2,7 @@
 //! the workers (`crate::renders`); this module only records and enqueues.
 
 pub mod cursor;
+pub mod downloads;
 pub mod dto;
 pub mod manage;
 pub mod upload;

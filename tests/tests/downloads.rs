@@ -1,0 +1,256 @@
+//! image.download.status, image.downloadToken and GET/HEAD …/download.
+
+use lightbox_e2e::{corpus, Server};
+use serde_json::json;
+
+async fn fetch(srv: &Server, path: &str) -> (u16, Vec<u8>, reqwest::header::HeaderMap) {
+    let r = srv
+        .http()
+        .get(format!("{}{path}", srv.url))
+        .send()
+        .await
+        .unwrap();
+    let (status, headers) = (r.status().as_u16(), r.headers().clone());
+    (status, r.bytes().await.unwrap().to_vec(), headers)
+}
+
+#[tokio::test]
+async fn screen_and_full_downloads() {
+    let srv = Server::start();
+    let t = srv.admin_token().await;
+    let original = corpus("sunset_4272x2848.jpg");
+    let (_, img) = srv
+        .upload(Some(&t), original.clone(), "DSC_1.jpg", "image/jpeg", None)
+        .await;
+    let id = img["id"].clone();
+    srv.ready(&t, &id).await;
+
+    let choices = srv
+        .ok(Some(&t), "image.download.status", json!({"id": id}))
+        .await;
+    assert_eq!(choices["enabled"], true);
+    let screen = &choices["variants"][0];
+    assert_eq!(
+        (screen["variant"].clone(), screen["state"].clone()),
+        (json!("screen"), json!("ready"))
+    );
+    assert_eq!(
+        (
+            screen["crop"].clone(),
+            screen["spec"].clone(),
+            screen["width"].clone()
+        ),
+        (json!("large"), json!(1), json!(2048))
+    );
+    let full = &choices["variants"][1];
+    assert_eq!(
+        (
+            full["variant"].clone(),
+            full["state"].clone(),
+            full["format"].clone()
+        ),
+        (json!("full"), json!("ready"), json!("jpg"))
+    );
+    assert_eq!(full["size_bytes"], original.len());
+    assert!(
+        !choices.to_string().contains("DSC_1") && !choices.to_string().contains("originals/"),
+        "{choices}"
+    );
+
+    let link = srv
+        .ok(
+            Some(&t),
+            "image.downloadToken",
+            json!({"id": id, "variant": "screen", "crop": "thumb", "spec": 1}),
+        )
+        .await;
+    let url = link["url"].as_str().unwrap().to_owned();
+    let (status, body, headers) = fetch(&srv, &url).await;
+    assert_eq!(
+        (status, headers["content-type"].to_str().unwrap()),
+        (200, "image/webp")
+    );
+    assert!(headers["content-disposition"]
+        .to_str()
+        .unwrap()
+        .contains("-thumb.webp"));
+    assert_eq!(image::load_from_memory(&body).unwrap().width(), 400);
+    let head = srv
+        .http()
+        .head(format!("{}{url}", srv.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        (
+            head.status().as_u16(),
+            head.headers()["content-length"].to_str().unwrap()
+        ),
+        (200, body.len().to_string().as_str())
+    );
+
+    let link = srv
+        .ok(
+            Some(&t),
+            "image.downloadToken",
+            json!({"id": id, "variant": "full"}),
+        )
+        .await;
+    let (status, body, _) = fetch(&srv, link["url"].as_str().unwrap()).await;
+    assert_eq!(status, 200);
+    assert!(body == original, "the original, byte for byte");
+
+    let stale = srv
+        .fail(
+            Some(&t),
+            "image.downloadToken",
+            json!({"id": id, "variant": "screen", "crop": "thumb", "spec": 7}),
+        )
+        .await;
+    assert_eq!(
+        (stale["code"].clone(), stale["data"]["state"].clone()),
+        (json!(2006), json!("stale"))
+    );
+    let stale = srv
+        .fail(
+            Some(&t),
+            "image.download.status",
+            json!({"id": id, "crop": "thumb", "spec": 7}),
+        )
+        .await;
+    assert_eq!(stale["data"]["state"], "stale");
+    assert_eq!(
+        srv.code(
+            Some(&t),
+            "image.downloadToken",
+            json!({"id": id, "variant": "huge"})
+        )
+        .await,
+        2002
+    );
+    assert_eq!(
+        srv.code(
+            Some(&t),
+            "image.downloadToken",
+            json!({"id": id, "variant": "screen", "crop": "nope"})
+        )
+        .await,
+        2002
+    );
+    let other = srv.user("zoe@example.com", "zoe-password").await;
+    assert_eq!(
+        srv.code(
+            Some(&other),
+            "image.downloadToken",
+            json!({"id": id, "variant": "full"})
+        )
+        .await,
+        2001
+    );
+    assert_eq!(
+        srv.code(Some(&other), "image.download.status", json!({"id": id}))
+            .await,
+        2001
+    );
+}
+
+#[tokio::test]
+async fn links_are_rechecked_on_every_request() {
+    let srv = Server::start();
+    let t = srv.admin_token().await;
+    let (_, img) = srv
+        .upload(
+            Some(&t),
+            corpus("seeding_5312x2988.jpg"),
+            "s.jpg",
+            "image/jpeg",
+            None,
+        )
+        .await;
+    let id = img["id"].clone();
+    let early = srv
+        .call(
+            Some(&t),
+            "image.downloadToken",
+            json!({"id": id, "variant": "screen"}),
+        )
+        .await;
+    let now = srv.ok(Some(&t), "image.get", json!({"id": id})).await;
+    if now["status"] == "processing" {
+        assert_eq!(
+            (
+                early["error"]["code"].clone(),
+                early["error"]["data"]["state"].clone()
+            ),
+            (json!(2006), json!("preparing"))
+        );
+    }
+    srv.ready(&t, &id).await;
+
+    srv.ok(
+        Some(&t),
+        "image.crop.add",
+        json!({"id": id, "code": "sq", "width": 50, "height": 50}),
+    )
+    .await;
+    let sq = lightbox_e2e::eventually(std::time::Duration::from_secs(60), "the crop", || async {
+        srv.call(
+            Some(&t),
+            "image.downloadToken",
+            json!({"id": id, "variant": "screen", "crop": "sq"}),
+        )
+        .await["result"]["url"]
+            .as_str()
+            .map(str::to_owned)
+    })
+    .await;
+    assert_eq!(fetch(&srv, &sq).await.0, 200);
+    srv.ok(
+        Some(&t),
+        "image.crop.delete",
+        json!({"id": id, "code": "sq"}),
+    )
+    .await;
+    let (status, body, _) = fetch(&srv, &sq).await;
+    let err: serde_json::Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(
+        (
+            status,
+            err["error"]["code"].clone(),
+            err["error"]["data"]["state"].clone()
+        ),
+        (409, json!(2006), json!("unavailable"))
+    );
+
+    let full = srv
+        .ok(
+            Some(&t),
+            "image.downloadToken",
+            json!({"id": id, "variant": "full"}),
+        )
+        .await;
+    let full = full["url"].as_str().unwrap().to_owned();
+    let archive = srv
+        .ok(Some(&t), "image.archiveToken", json!({"id": id}))
+        .await;
+    let archive_token = archive["url"]
+        .as_str()
+        .unwrap()
+        .split("token=")
+        .nth(1)
+        .unwrap()
+        .to_owned();
+    let base = format!("/api/v1/images/{}/download", id.as_str().unwrap());
+    assert_eq!(fetch(&srv, &base).await.0, 401);
+    assert_eq!(fetch(&srv, &format!("{base}?token=junk")).await.0, 401);
+    assert_eq!(
+        fetch(&srv, &format!("{base}?token={archive_token}"))
+            .await
+            .0,
+        401,
+        "an archive link is not a download link"
+    );
+    assert_eq!(fetch(&srv, &full).await.0, 200);
+    srv.ok(Some(&t), "image.delete", json!({"id": id})).await;
+    assert_eq!(fetch(&srv, &full).await.0, 404);
+}
