@@ -353,3 +353,79 @@ async fn delete_removes_the_original_and_every_render() {
     }
     assert!(srv.blobs().is_empty(), "{:?}", srv.blobs());
 }
+
+#[tokio::test]
+async fn the_public_photo_page_escapes_and_hides_what_it_must() {
+    let srv = Server::start();
+    let t = srv.admin_token().await;
+    let img = uploaded(&srv, &t, "dragonfly_orient6_3168x4224.jpg", "image/jpeg").await;
+    let id = img["id"].as_str().unwrap().to_owned();
+    let page = |srv: &Server| {
+        let url = format!("{}/p/{id}", srv.url);
+        let http = srv.http().clone();
+        async move {
+            let r = http.get(url).send().await.unwrap();
+            let csp = r
+                .headers()
+                .get("content-security-policy")
+                .map(|v| v.to_str().unwrap().to_owned());
+            (r.status().as_u16(), csp, r.text().await.unwrap())
+        }
+    };
+    assert_eq!(page(&srv).await.0, 404, "private photos have no page");
+    assert_eq!(
+        srv.http()
+            .get(format!("{}/p/nope", srv.url))
+            .send()
+            .await
+            .unwrap()
+            .status()
+            .as_u16(),
+        404
+    );
+
+    let title = "<script>alert('x')</script> & \"quotes\"";
+    srv.ok(
+        Some(&t),
+        "image.update",
+        json!({"id": id, "title": title, "description": "<img src=x onerror=alert(1)>"}),
+    )
+    .await;
+    srv.ok(
+        Some(&t),
+        "image.setVisibility",
+        json!({"id": id, "visibility": "public"}),
+    )
+    .await;
+    let (status, csp, html) = page(&srv).await;
+    assert_eq!(status, 200);
+    let csp = csp.expect("a Content-Security-Policy");
+    assert!(
+        csp.contains("default-src 'none'") && !csp.contains("script-src"),
+        "{csp}"
+    );
+    assert!(
+        !html.contains("<script") && !html.contains("<img src=x"),
+        "escaped"
+    );
+    assert!(
+        html.contains("&#60;script&#62;") && html.contains("&#60;img src=x"),
+        "escaped as entities"
+    );
+    assert!(html.contains(&format!("/i/{id}/large.webp")) && html.contains("og:image"));
+    assert!(html.contains("Xiaomi"), "camera shown by default");
+    assert!(
+        !html.contains("51.50") && !html.contains("Location"),
+        "no GPS by default"
+    );
+    assert!(!html.contains("originals/") && !html.contains("admin@example.com"));
+
+    srv.ok(
+        Some(&t),
+        "image.exif.setVisibility",
+        json!({"id": id, "groups": {"gps": true, "camera": false}}),
+    )
+    .await;
+    let (_, _, html) = page(&srv).await;
+    assert!(html.contains("51.50735") && !html.contains("Xiaomi"));
+}

@@ -5,6 +5,7 @@ pub mod downloads;
 pub mod errors;
 pub mod health;
 pub mod logging;
+pub mod pages;
 pub mod renders;
 pub mod upload;
 
@@ -28,4 +29,5 @@ pub fn routes(state: &AppState) -> Router<AppState> {
         .route("/i/{id}/{file}", get(renders::serve))
         .route("/api/v1/images/{id}/archive", get(downloads::archive))
         .route("/api/v1/images/{id}/download", get(downloads::download))
+        .route("/p/{id}", get(pages::photo))
 }
