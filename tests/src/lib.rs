@@ -52,6 +52,9 @@ impl Default for TempDir {
 
 impl Drop for TempDir {
     fn drop(&mut self) {
+        if self.0.as_os_str().is_empty() {
+            return;
+        }
         let _ = std::fs::remove_dir_all(&self.0);
     }
 }
@@ -129,7 +132,18 @@ impl Server {
 
     /// Starts `lightbox-api` with the harness defaults plus `extra` variables.
     pub fn start_with(extra: &[(&str, &str)]) -> Server {
-        let data = TempDir::new();
+        Server::start_in(TempDir::new(), extra)
+    }
+
+    /// Stops the process and hands back its data folder, for a restart.
+    pub fn stop(mut self) -> TempDir {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        std::mem::replace(&mut self.data, TempDir(PathBuf::new()))
+    }
+
+    /// Starts on an existing data folder (SQLite embedded mode).
+    pub fn start_in(data: TempDir, extra: &[(&str, &str)]) -> Server {
         let mut cmd = Command::new(bin("lightbox-api"));
         cmd.env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
@@ -142,7 +156,11 @@ impl Server {
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        let pg = PgDatabase::create();
+        let pg = if data.0.join("lightbox.db").exists() {
+            None
+        } else {
+            PgDatabase::create()
+        };
         if let Some(db) = &pg {
             cmd.env("DATABASE_URL", db.url());
         }

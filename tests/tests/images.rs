@@ -1,7 +1,8 @@
 //! Uploads, renders and `/i` serving over real HTTP with real photographs.
 
-use lightbox_e2e::{corpus, Server};
+use lightbox_e2e::{corpus, eventually, Server};
 use serde_json::{json, Value};
+use std::time::Duration;
 
 const JPEG: &str = "image/jpeg";
 
@@ -520,4 +521,77 @@ async fn image_list_pages_newest_first_and_is_owner_scoped() {
     for id in &ids {
         srv.ready(&t, id).await;
     }
+}
+
+fn thumb(img: &Value) -> Value {
+    img["renders"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["crop"] == "thumb")
+        .unwrap()
+        .clone()
+}
+
+/// Embedded mode takes presets from the TOML file; changing one and
+/// restarting re-renders the images it affects, at a new version.
+#[tokio::test]
+async fn a_changed_preset_re_renders_at_a_new_version() {
+    if std::env::var("LIGHTBOX_TEST_POSTGRES").is_ok_and(|v| !v.is_empty()) {
+        return; // a restart on the same database is exercised on SQLite
+    }
+    let config = lightbox_e2e::TempDir::new();
+    let path = config.0.join("lightbox.toml");
+    let write = |side: u32| {
+        let toml = format!("[[presets]]\ncode = \"thumb\"\nwidth = {side}\nheight = {side}\n\n[[presets]]\ncode = \"large\"\nwidth = 2048\nheight = 0\nmode = \"fit\"\n");
+        std::fs::write(&path, toml).unwrap();
+    };
+    write(100);
+    let cfg = path.to_str().unwrap().to_owned();
+    let srv = Server::start_with(&[("LIGHTBOX_CONFIG", &cfg)]);
+    let t = srv.admin_token().await;
+    let (_, img) = srv
+        .upload(Some(&t), png_with_alpha(), "a.png", "image/png", None)
+        .await;
+    let before = thumb(&srv.ready(&t, &img["id"]).await);
+    assert_eq!(
+        (
+            before["width"].clone(),
+            before["url"].as_str().unwrap().ends_with("?v=1")
+        ),
+        (json!(100), true)
+    );
+
+    let data = srv.stop();
+    write(120);
+    let srv = Server::start_in(data, &[("LIGHTBOX_CONFIG", &cfg)]);
+    let t = srv.admin_token().await;
+    let after = eventually(Duration::from_secs(60), "the re-render", || async {
+        let img = srv
+            .ok(Some(&t), "image.get", json!({"id": img["id"]}))
+            .await;
+        let th = thumb(&img);
+        (th["pending"] == false && th["width"] == 120).then_some(th)
+    })
+    .await;
+    assert!(after["url"].as_str().unwrap().ends_with("?v=2"), "{after}");
+    let bytes = srv
+        .http()
+        .get(after["url"].as_str().unwrap())
+        .send()
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
+    assert_eq!(image::load_from_memory(&bytes).unwrap().width(), 120);
+    let blobs = srv.blobs();
+    assert_eq!(
+        blobs
+            .iter()
+            .filter(|p| p.to_string_lossy().contains("thumb."))
+            .count(),
+        1,
+        "the old version is removed: {blobs:?}"
+    );
 }

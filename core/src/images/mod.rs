@@ -137,9 +137,21 @@ impl Images {
         }
     }
 
-    /// Enqueues every image still waiting for renders (after a restart).
+    /// At start: enqueues every image still waiting for renders, and every
+    /// image whose preset renders differ from the configured presets (a
+    /// preset added or changed in the configuration re-renders what it
+    /// affects, at a new version).
     pub async fn recover(&self) -> Result<usize> {
-        let waiting = self.repo.images_with_status(PROCESSING).await?;
+        let mut waiting = self.repo.images_with_status(PROCESSING).await?;
+        for preset in self.renderer.presets.iter() {
+            waiting.extend(
+                self.repo
+                    .images_off_spec(&preset.code, &crate::renders::spec_json(preset))
+                    .await?,
+            );
+        }
+        waiting.sort();
+        waiting.dedup();
         for id in &waiting {
             self.enqueue(*id).await;
         }
