@@ -396,6 +396,18 @@ impl Server {
         .await
     }
 
+    /// GETs a path: status, body and headers.
+    pub async fn fetch(&self, path: &str) -> (u16, Vec<u8>, reqwest::header::HeaderMap) {
+        let r = self
+            .http
+            .get(format!("{}{path}", self.url))
+            .send()
+            .await
+            .expect("get");
+        let (status, headers) = (r.status().as_u16(), r.headers().clone());
+        (status, r.bytes().await.expect("body").to_vec(), headers)
+    }
+
     /// Every file under the blob folder.
     pub fn blobs(&self) -> Vec<PathBuf> {
         fn walk(dir: &Path, out: &mut Vec<PathBuf>) {

@@ -4,21 +4,6 @@ use lightbox_e2e::{corpus, Server};
 use serde_json::json;
 use std::io::Read;
 
-async fn fetch(srv: &Server, path: &str) -> (u16, Vec<u8>, String) {
-    let r = srv
-        .http()
-        .get(format!("{}{path}", srv.url))
-        .send()
-        .await
-        .unwrap();
-    let ct = r
-        .headers()
-        .get("content-type")
-        .map(|v| v.to_str().unwrap().to_owned())
-        .unwrap_or_default();
-    (r.status().as_u16(), r.bytes().await.unwrap().to_vec(), ct)
-}
-
 #[tokio::test]
 async fn the_archive_holds_the_original_and_every_render() {
     let srv = Server::start();
@@ -45,15 +30,18 @@ async fn the_archive_holds_the_original_and_every_render() {
         id.as_str().unwrap()
     )));
     assert!(link["expires_at"].is_string());
-    let (early, _, _) = fetch(&srv, &url).await;
+    let (early, _, _) = srv.fetch(&url).await;
     let now = srv.ok(Some(&t), "image.get", json!({"id": id})).await;
     if now["status"] == "processing" {
         assert_eq!(early, 409, "not ready yet");
     }
 
     srv.ready(&t, &id).await;
-    let (status, body, ct) = fetch(&srv, &url).await;
-    assert_eq!((status, ct.as_str()), (200, "application/zip"));
+    let (status, body, headers) = srv.fetch(&url).await;
+    assert_eq!(
+        (status, headers["content-type"].to_str().unwrap()),
+        (200, "application/zip")
+    );
     let mut zip = zip::ZipArchive::new(std::io::Cursor::new(body)).unwrap();
     let mut names: Vec<String> = zip.file_names().map(|n| n.unwrap().into_owned()).collect();
     names.sort();
@@ -130,19 +118,15 @@ async fn archive_links_are_checked_every_time() {
         ("another image's token", format!("{base}?token={his_token}")),
         ("an access token", format!("{base}?token={t}")),
     ] {
-        assert_eq!(fetch(&srv, &path).await.0, 401, "{what}");
+        assert_eq!(srv.fetch(&path).await.0, 401, "{what}");
     }
 
     let link = srv
         .ok(Some(&t), "image.archiveToken", json!({"id": mine_id}))
         .await;
     let url = link["url"].as_str().unwrap().to_owned();
-    assert_eq!(fetch(&srv, &url).await.0, 200);
+    assert_eq!(srv.fetch(&url).await.0, 200);
     srv.ok(Some(&t), "image.delete", json!({"id": mine_id}))
         .await;
-    assert_eq!(
-        fetch(&srv, &url).await.0,
-        404,
-        "rechecked: the image is gone"
-    );
+    assert_eq!(srv.fetch(&url).await.0, 404, "rechecked: the image is gone");
 }

@@ -3,17 +3,6 @@
 use lightbox_e2e::{corpus, Server};
 use serde_json::json;
 
-async fn fetch(srv: &Server, path: &str) -> (u16, Vec<u8>, reqwest::header::HeaderMap) {
-    let r = srv
-        .http()
-        .get(format!("{}{path}", srv.url))
-        .send()
-        .await
-        .unwrap();
-    let (status, headers) = (r.status().as_u16(), r.headers().clone());
-    (status, r.bytes().await.unwrap().to_vec(), headers)
-}
-
 #[tokio::test]
 async fn screen_and_full_downloads() {
     let srv = Server::start();
@@ -65,7 +54,7 @@ async fn screen_and_full_downloads() {
         )
         .await;
     let url = link["url"].as_str().unwrap().to_owned();
-    let (status, body, headers) = fetch(&srv, &url).await;
+    let (status, body, headers) = srv.fetch(&url).await;
     assert_eq!(
         (status, headers["content-type"].to_str().unwrap()),
         (200, "image/webp")
@@ -96,7 +85,7 @@ async fn screen_and_full_downloads() {
             json!({"id": id, "variant": "full"}),
         )
         .await;
-    let (status, body, _) = fetch(&srv, link["url"].as_str().unwrap()).await;
+    let (status, body, _) = srv.fetch(link["url"].as_str().unwrap()).await;
     assert_eq!(status, 200);
     assert!(body == original, "the original, byte for byte");
 
@@ -204,14 +193,14 @@ async fn links_are_rechecked_on_every_request() {
             .map(str::to_owned)
     })
     .await;
-    assert_eq!(fetch(&srv, &sq).await.0, 200);
+    assert_eq!(srv.fetch(&sq).await.0, 200);
     srv.ok(
         Some(&t),
         "image.crop.delete",
         json!({"id": id, "code": "sq"}),
     )
     .await;
-    let (status, body, _) = fetch(&srv, &sq).await;
+    let (status, body, _) = srv.fetch(&sq).await;
     let err: serde_json::Value = serde_json::from_slice(&body).unwrap();
     assert_eq!(
         (
@@ -241,16 +230,14 @@ async fn links_are_rechecked_on_every_request() {
         .unwrap()
         .to_owned();
     let base = format!("/api/v1/images/{}/download", id.as_str().unwrap());
-    assert_eq!(fetch(&srv, &base).await.0, 401);
-    assert_eq!(fetch(&srv, &format!("{base}?token=junk")).await.0, 401);
+    assert_eq!(srv.fetch(&base).await.0, 401);
+    assert_eq!(srv.fetch(&format!("{base}?token=junk")).await.0, 401);
     assert_eq!(
-        fetch(&srv, &format!("{base}?token={archive_token}"))
-            .await
-            .0,
+        srv.fetch(&format!("{base}?token={archive_token}")).await.0,
         401,
         "an archive link is not a download link"
     );
-    assert_eq!(fetch(&srv, &full).await.0, 200);
+    assert_eq!(srv.fetch(&full).await.0, 200);
     srv.ok(Some(&t), "image.delete", json!({"id": id})).await;
-    assert_eq!(fetch(&srv, &full).await.0, 404);
+    assert_eq!(srv.fetch(&full).await.0, 404);
 }

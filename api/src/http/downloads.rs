@@ -8,6 +8,7 @@ use axum::body::Body;
 use axum::extract::{Path, Query, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
+use lightbox_core::auth::links::Link;
 use lightbox_core::{archive, Error};
 use serde::Deserialize;
 use tokio_stream::wrappers::ReceiverStream;
@@ -18,6 +19,29 @@ pub struct TokenQuery {
     token: Option<String>,
 }
 
+/// A valid link of `kind` for the image in the path: 401 for no, a bad, an
+/// expired or another image's link; 404 for a path that is no image id.
+fn check_link(
+    state: &AppState,
+    kind: &str,
+    id: &str,
+    token: Option<&str>,
+) -> Result<(Link, Uuid), Error> {
+    let link = token
+        .and_then(|t| state.signer.verify_link(t))
+        .filter(|l| l.kind == kind);
+    let Some(link) = link else {
+        return Err(Error::unauthorized());
+    };
+    let Ok(id) = Uuid::parse_str(id) else {
+        return Err(Error::NotFound);
+    };
+    if link.image != id {
+        return Err(Error::unauthorized());
+    }
+    Ok((link, id))
+}
+
 /// `GET`/`HEAD /api/v1/images/{id}/download?token=…`: the file the link
 /// names, if it is still exactly that file; otherwise 409 with 2006 and
 /// `data.state` (`stale` once the render has moved on).
@@ -26,20 +50,10 @@ pub async fn download(
     Path(id): Path<String>,
     Query(q): Query<TokenQuery>,
 ) -> Response {
-    let link = q
-        .token
-        .as_deref()
-        .and_then(|t| state.signer.verify_link(t))
-        .filter(|l| l.kind == "download");
-    let Some(link) = link else {
-        return error(StatusCode::UNAUTHORIZED, &Error::unauthorized());
+    let (link, id) = match check_link(&state, "download", &id, q.token.as_deref()) {
+        Ok(found) => found,
+        Err(e) => return super::errors::from_error(e),
     };
-    let Ok(id) = Uuid::parse_str(&id) else {
-        return error(StatusCode::NOT_FOUND, &Error::NotFound);
-    };
-    if link.image != id {
-        return error(StatusCode::UNAUTHORIZED, &Error::unauthorized());
-    }
     let variant = link.variant.as_deref().unwrap_or_default();
     let file = match state
         .images
@@ -80,20 +94,10 @@ pub async fn archive(
     Path(id): Path<String>,
     Query(q): Query<TokenQuery>,
 ) -> Response {
-    let link = q
-        .token
-        .as_deref()
-        .and_then(|t| state.signer.verify_link(t))
-        .filter(|l| l.kind == "archive");
-    let Some(link) = link else {
-        return error(StatusCode::UNAUTHORIZED, &Error::unauthorized());
+    let (link, id) = match check_link(&state, "archive", &id, q.token.as_deref()) {
+        Ok(found) => found,
+        Err(e) => return super::errors::from_error(e),
     };
-    let Ok(id) = Uuid::parse_str(&id) else {
-        return error(StatusCode::NOT_FOUND, &Error::NotFound);
-    };
-    if link.image != id {
-        return error(StatusCode::UNAUTHORIZED, &Error::unauthorized());
-    }
     let entries = match state.images.archive_entries(link.owner, id).await {
         Ok(e) => e,
         Err(e @ Error::DownloadNotReady { .. }) => return error(StatusCode::CONFLICT, &e),

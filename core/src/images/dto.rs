@@ -30,29 +30,6 @@ impl Default for ExifVisibility {
 }
 
 #[derive(Debug, Serialize)]
-pub struct ExifDto {
-    pub taken_at: Option<String>,
-    pub camera_make: Option<String>,
-    pub camera_model: Option<String>,
-    pub lens: Option<String>,
-    pub gps: Option<Gps>,
-    pub settings: Option<Settings>,
-}
-
-impl From<ExifInfo> for ExifDto {
-    fn from(e: ExifInfo) -> Self {
-        ExifDto {
-            taken_at: e.taken_at,
-            camera_make: e.camera_make,
-            camera_model: e.camera_model,
-            lens: e.lens,
-            gps: e.gps,
-            settings: e.settings,
-        }
-    }
-}
-
-#[derive(Debug, Serialize)]
 pub struct RenderDto {
     pub crop: String,
     pub format: &'static str,
@@ -79,7 +56,7 @@ pub struct ImageDto {
     pub height: u32,
     pub size_bytes: u64,
     pub format: String,
-    pub exif: ExifDto,
+    pub exif: ExifInfo,
     pub exif_visibility: ExifVisibility,
     pub renders: Vec<RenderDto>,
     pub custom_crops: Vec<CropSpec>,
@@ -148,7 +125,7 @@ pub fn image_dto(
         height: image.height as u32,
         size_bytes: image.size_bytes as u64,
         format: image.format.clone(),
-        exif: exif.into(),
+        exif,
         exif_visibility,
         renders: renders
             .iter()
