@@ -203,7 +203,7 @@ async fn a_webp_with_a_trailing_exif_chunk() {
 }
 
 /// A PNG whose header declares `w`x`h` pixels, with no pixel data at all.
-fn declared_png(w: u32, h: u32) -> Vec<u8> {
+fn declared_png(w: u32, h: u32, idat: &[u8]) -> Vec<u8> {
     fn crc(bytes: &[u8]) -> u32 {
         let mut c = 0xFFFF_FFFFu32;
         for b in bytes {
@@ -231,6 +231,9 @@ fn declared_png(w: u32, h: u32) -> Vec<u8> {
     ihdr.extend([8, 6, 0, 0, 0]);
     let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
     png.extend(chunk(b"IHDR", &ihdr));
+    if !idat.is_empty() {
+        png.extend(chunk(b"IDAT", idat));
+    }
     png.extend(chunk(b"IEND", &[]));
     png
 }
@@ -262,7 +265,7 @@ async fn bad_uploads_are_refused_and_leave_nothing_behind() {
         ("empty", Vec::new(), "e.jpg", JPEG),
         (
             "decompression bomb",
-            declared_png(100_000, 100_000),
+            declared_png(100_000, 100_000, &[]),
             "bomb.png",
             "image/png",
         ),
@@ -593,5 +596,60 @@ async fn a_changed_preset_re_renders_at_a_new_version() {
             .count(),
         1,
         "the old version is removed: {blobs:?}"
+    );
+}
+
+/// A file that looks whole (readable header, proper end) but whose pixel
+/// data is corrupt passes the upload checks; the worker then marks it
+/// `failed`, and nothing serves it.
+#[tokio::test]
+async fn an_undecodable_original_ends_failed() {
+    let srv = Server::start();
+    let t = srv.admin_token().await;
+    // The IDAT holds a zlib header followed by bytes that are not deflate.
+    let garbage = [0x78, 0x9C, 0xFF, 0xFF, 0xFF, 0xFF, 0x00, 0x13, 0x37];
+    let (status, img) = srv
+        .upload(
+            Some(&t),
+            declared_png(300, 200, &garbage),
+            "hollow.png",
+            "image/png",
+            None,
+        )
+        .await;
+    assert_eq!(status, 201, "{img}");
+    let id = img["id"].clone();
+    let failed = eventually(Duration::from_secs(60), "the failure", || async {
+        let img = srv.ok(Some(&t), "image.get", json!({"id": id})).await;
+        (img["status"] == "failed").then_some(img)
+    })
+    .await;
+    assert_eq!(failed["visitor_eligibility"], "failed");
+    assert!(failed["renders"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|r| r["pending"] == true));
+    let choices = srv
+        .ok(Some(&t), "image.download.status", json!({"id": id}))
+        .await;
+    assert_eq!(choices["variants"][0]["state"], "unavailable");
+    let url = srv
+        .ok(Some(&t), "image.archiveToken", json!({"id": id}))
+        .await["url"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(srv.fetch(&url).await.0, 409);
+    let render = failed["renders"][0]["url"].as_str().unwrap();
+    assert_eq!(
+        srv.http()
+            .get(render)
+            .send()
+            .await
+            .unwrap()
+            .status()
+            .as_u16(),
+        404
     );
 }
