@@ -116,7 +116,12 @@ async fn handle(state: AppState, req: Request, path_method: Option<String>) -> R
                 "invalid request: body over 1 MiB",
                 Some(json!({ "limit_bytes": BODY_LIMIT })),
             );
-            return json_response(StatusCode::PAYLOAD_TOO_LARGE, body);
+            let mut response = json_response(StatusCode::PAYLOAD_TOO_LARGE, body);
+            response.headers_mut().insert(
+                header::CONNECTION,
+                axum::http::HeaderValue::from_static("close"),
+            );
+            return response;
         }
         Read::Broken => return reject(StatusCode::BAD_REQUEST, Rejection::Parse),
     };
