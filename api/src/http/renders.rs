@@ -8,7 +8,6 @@ use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use lightbox_core::render::spec::Format;
-use lightbox_core::renders::parse_spec;
 use uuid::Uuid;
 
 const CACHE: &str = "public, max-age=31536000, immutable";
@@ -75,7 +74,8 @@ pub async fn serve(
         Ok(None) => return not_found(),
         Err(e) => return super::errors::from_error(e),
     };
-    if parse_spec(&render.spec).ok().map(|s| s.format) != Some(format) {
+    // Render keys end in the extension of the format they were encoded in.
+    if !render.blob_key.ends_with(&format!(".{}", format.ext())) {
         return not_found();
     }
     let size = render.size_bytes as u64;

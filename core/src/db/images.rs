@@ -46,7 +46,6 @@ pub struct RenderRow {
 #[derive(Debug, Clone)]
 pub struct ServedRender {
     pub blob_key: String,
-    pub spec: String,
     pub version: i64,
     pub size_bytes: i64,
 }

@@ -392,7 +392,7 @@ impl ImageRepo for SqlRepo {
 
     async fn served_render(&self, image_id: Uuid, code: &str) -> Result<Option<ServedRender>> {
         let row = sqlx::query(
-            "SELECT r.blob_key, r.spec, r.produced_version, r.size_bytes FROM renders r \
+            "SELECT r.blob_key, r.produced_version, r.size_bytes FROM renders r \
              JOIN images i ON i.id = r.image_id \
              WHERE r.image_id = $1 AND r.code = $2 AND r.produced_version IS NOT NULL \
                AND r.blob_key IS NOT NULL",
@@ -404,7 +404,6 @@ impl ImageRepo for SqlRepo {
         row.map(|r| {
             Ok(ServedRender {
                 blob_key: r.try_get("blob_key")?,
-                spec: r.try_get("spec")?,
                 version: r.try_get("produced_version")?,
                 size_bytes: r.try_get("size_bytes")?,
             })
