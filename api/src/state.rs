@@ -1,11 +1,13 @@
 //! What every handler can reach. Built once at start-up; cheap to clone.
 
+use lightbox_core::albums::Albums;
 use lightbox_core::auth::jwt::Signer;
 use lightbox_core::config::Config;
 use lightbox_core::db::{self, DynRepo};
 use lightbox_core::images::Images;
 use lightbox_core::queue::{JobQueue, MemoryQueue};
 use lightbox_core::renders::Renderer;
+use lightbox_core::sharing::Sharing;
 use lightbox_core::store::BlobStore;
 use std::sync::Arc;
 
@@ -18,6 +20,8 @@ pub struct AppState {
     /// Public base address, without a trailing slash.
     pub base_url: Arc<str>,
     pub images: Images,
+    pub albums: Albums,
+    pub sharing: Sharing,
 }
 
 impl AppState {
@@ -45,14 +49,31 @@ impl AppState {
                 .unwrap_or_else(|| base_url.clone())
                 .into(),
             upload_max_bytes: config.upload_max_bytes,
+            server_publishing: config.server_publishing,
+        };
+        let signer = Arc::new(signer);
+        let sharing = Sharing {
+            repo: repo.clone(),
+            signer: signer.clone(),
+            alias_limit: Arc::new(config.alias_limit.clone()),
+            server_publishing: config.server_publishing,
+            base_url: base_url.clone().into(),
+            image_host: images.image_host.clone(),
+            alias_checks: Arc::default(),
+        };
+        let albums = Albums {
+            repo: repo.clone(),
+            images: images.clone(),
         };
         Ok(AppState {
             repo,
             store,
-            signer: Arc::new(signer),
+            signer,
             config: Arc::new(config),
             base_url: base_url.into(),
             images,
+            albums,
+            sharing,
         })
     }
 }

@@ -54,7 +54,11 @@ pub async fn create_user(
         created_at: time::now_ms(),
     };
     match repo.insert_user(&row).await? {
-        Write::Done => Ok(UserDto::from(&row)),
+        Write::Done => {
+            // Every account has its default folder from the start.
+            repo.default_album(row.id, row.created_at).await?;
+            Ok(UserDto::from(&row))
+        }
         Write::Conflict => Err(taken()),
     }
 }

@@ -56,6 +56,47 @@ struct FileConfig {
     log_format: Option<LogFormat>,
     presets: Option<Vec<CropSpec>>,
     render_quota: Option<RenderQuota>,
+    alias_limit: Option<AliasLimit>,
+}
+
+/// The AliasLimit spec (decisions.md), as the TOML `[alias_limit]` table.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct AliasLimit {
+    #[serde(default = "default_alias_limit")]
+    pub default: u32,
+    #[serde(default)]
+    pub overrides: Vec<AliasOverride>,
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct AliasOverride {
+    pub email: String,
+    pub limit: u32,
+}
+
+fn default_alias_limit() -> u32 {
+    20
+}
+
+impl Default for AliasLimit {
+    fn default() -> Self {
+        AliasLimit {
+            default: default_alias_limit(),
+            overrides: Vec::new(),
+        }
+    }
+}
+
+impl AliasLimit {
+    /// The limit of the account with this email (compared case-insensitively).
+    pub fn for_email(&self, email: &str) -> u32 {
+        self.overrides
+            .iter()
+            .find(|o| o.email.eq_ignore_ascii_case(email))
+            .map_or(self.default, |o| o.limit)
+    }
 }
 
 /// The RenderQuota spec (decisions.md), as the TOML `[render_quota]` table.
@@ -92,6 +133,7 @@ pub struct Config {
     /// The preset renders every image gets.
     pub presets: Vec<CropSpec>,
     pub max_pixels: u64,
+    pub alias_limit: AliasLimit,
 }
 
 impl Config {
@@ -173,6 +215,7 @@ impl Config {
             log_format,
             presets: presets(f.presets)?,
             max_pixels: f.render_quota.map_or(DEFAULT_MAX_PIXELS, |q| q.max_pixels),
+            alias_limit: f.alias_limit.unwrap_or_default(),
         })
     }
 }
@@ -239,13 +282,15 @@ mod tests {
         let path = dir.join("c.toml");
         std::fs::write(
             &path,
-            "[render_quota]\nmaxPixels = 5000\n\n[[presets]]\ncode = \"tiny\"\nwidth = 64\nheight = 64\nformat = \"png\"\n",
+            "[render_quota]\nmaxPixels = 5000\n\n[alias_limit]\ndefault = 3\noverrides = [{ email = \"Big@Example.com\", limit = 50 }]\n\n[[presets]]\ncode = \"tiny\"\nwidth = 64\nheight = 64\nformat = \"png\"\n",
         )
         .unwrap();
         let c = load(&[("LIGHTBOX_CONFIG", path.to_str().unwrap())]).unwrap();
         assert_eq!(c.max_pixels, 5000);
         assert_eq!(c.presets.len(), 1);
         assert_eq!(c.presets[0].quality, 80);
+        assert_eq!(c.alias_limit.for_email("big@example.com"), 50);
+        assert_eq!(c.alias_limit.for_email("other@example.com"), 3);
         std::fs::write(
             &path,
             "[[presets]]\ncode = \"Bad\"\nwidth = 64\nheight = 0\n",

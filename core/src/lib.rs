@@ -3,6 +3,7 @@
 //! worker and the controller binaries are thin shells around it.
 
 pub mod accounts;
+pub mod albums;
 pub mod archive;
 pub mod auth;
 pub mod config;
@@ -10,9 +11,11 @@ pub mod db;
 pub mod error;
 pub mod ids;
 pub mod images;
+pub mod moderation;
 pub mod queue;
 pub mod render;
 pub mod renders;
+pub mod sharing;
 pub mod store;
 pub mod time;
 pub mod validate;

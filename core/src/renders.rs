@@ -36,12 +36,20 @@ pub fn parse_spec(json: &str) -> Result<CropSpec> {
 }
 
 impl Renderer {
-    /// Every render an image should have: the presets and its own custom
-    /// crops (folder rules join with folders).
-    pub async fn desired(&self, image_id: Uuid) -> Result<Vec<CropSpec>> {
+    /// Every render an image should have: the presets, its folder's crop
+    /// rules (a rule with a preset's code replaces that preset), then its
+    /// own custom crops.
+    pub async fn desired(&self, image: &ImageRow) -> Result<Vec<CropSpec>> {
         let mut specs = self.presets.to_vec();
-        for json in self.repo.custom_crops(image_id).await? {
-            specs.push(parse_spec(&json)?);
+        let rules = self.repo.album_crops(image.album_id).await?;
+        let crops = self.repo.custom_crops(image.id).await?;
+        let extra = rules.iter().map(|(_, json)| json).chain(crops.iter());
+        for json in extra {
+            let spec = parse_spec(json)?;
+            match specs.iter_mut().find(|s| s.code == spec.code) {
+                Some(slot) => *slot = spec,
+                None => specs.push(spec),
+            }
         }
         Ok(specs)
     }
@@ -70,7 +78,7 @@ impl Renderer {
         let Some(image) = self.repo.image(None, image_id).await? else {
             return Ok(());
         };
-        let desired = self.desired(image_id).await?;
+        let desired = self.desired(&image).await?;
         for spec in &desired {
             self.repo
                 .set_render_spec(image_id, &spec.code, &spec_json(spec))

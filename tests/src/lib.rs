@@ -450,3 +450,51 @@ where
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
+
+/// A smooth colour gradient of the given size as JPEG: quick to render,
+/// different for every `seed`.
+pub fn synthetic_jpeg(width: u32, height: u32, seed: u8) -> Vec<u8> {
+    let img = image::RgbImage::from_fn(width, height, |x, y| {
+        image::Rgb([
+            (x * 255 / width.max(1)) as u8,
+            (y * 255 / height.max(1)) as u8,
+            seed,
+        ])
+    });
+    let mut out = Vec::new();
+    image::DynamicImage::ImageRgb8(img)
+        .write_to(
+            &mut std::io::Cursor::new(&mut out),
+            image::ImageFormat::Jpeg,
+        )
+        .expect("encode jpeg");
+    out
+}
+
+impl Server {
+    /// Uploads a synthetic photo with a title and waits until it is ready.
+    pub async fn photo(&self, token: &str, width: u32, height: u32, title: &str) -> Value {
+        let meta = json!({ "title": title }).to_string();
+        let bytes = synthetic_jpeg(width, height, title.len() as u8);
+        let (status, img) = self
+            .upload(Some(token), bytes, "p.jpg", "image/jpeg", Some(&meta))
+            .await;
+        assert_eq!(status, 201, "{img}");
+        self.ready(token, &img["id"]).await
+    }
+
+    /// GETs a path without following redirects.
+    pub async fn fetch_once(&self, path: &str) -> (u16, String, reqwest::header::HeaderMap) {
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .expect("client");
+        let r = client
+            .get(format!("{}{path}", self.url))
+            .send()
+            .await
+            .expect("get");
+        let (status, headers) = (r.status().as_u16(), r.headers().clone());
+        (status, r.text().await.unwrap_or_default(), headers)
+    }
+}

@@ -36,7 +36,7 @@ fn check_link(
     let Ok(id) = Uuid::parse_str(id) else {
         return Err(Error::NotFound);
     };
-    if link.image != id {
+    if link.subject != id {
         return Err(Error::unauthorized());
     }
     Ok((link, id))
@@ -114,6 +114,39 @@ pub async fn archive(
             format!("attachment; filename=\"image-{id}.zip\""),
         ),
         (header::CACHE_CONTROL, "no-store".to_owned()),
+    ];
+    (StatusCode::OK, headers, body).into_response()
+}
+
+/// `GET`/`HEAD /api/v1/albums/{id}/download?token=…`: a zip of the folder's
+/// visible photos in the link's variant, streamed; ownership and content
+/// are checked again on every request (409 with 2006 when nothing is left).
+pub async fn album(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Query(q): Query<TokenQuery>,
+) -> Response {
+    let (link, id) = match check_link(&state, "album_download", &id, q.token.as_deref()) {
+        Ok(found) => found,
+        Err(e) => return super::errors::from_error(e),
+    };
+    let variant = link.variant.as_deref().unwrap_or_default();
+    let entries = match state.albums.archive_entries(link.owner, id, variant).await {
+        Ok(e) => e,
+        Err(e @ Error::DownloadNotReady { .. }) => return error(StatusCode::CONFLICT, &e),
+        Err(e) => return super::errors::from_error(e),
+    };
+    let body = Body::from_stream(ReceiverStream::new(archive::stream(
+        state.store.clone(),
+        entries,
+    )));
+    let headers = [
+        (header::CONTENT_TYPE, "application/zip".to_owned()),
+        (
+            header::CONTENT_DISPOSITION,
+            format!("attachment; filename=\"album-{id}-{variant}.zip\""),
+        ),
+        (header::CACHE_CONTROL, "private, no-store".to_owned()),
     ];
     (StatusCode::OK, headers, body).into_response()
 }

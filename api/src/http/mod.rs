@@ -8,6 +8,7 @@ pub mod logging;
 pub mod pages;
 pub mod renders;
 pub mod upload;
+pub mod visitors;
 
 use crate::state::AppState;
 use axum::extract::DefaultBodyLimit;
@@ -29,5 +30,15 @@ pub fn routes(state: &AppState) -> Router<AppState> {
         .route("/i/{id}/{file}", get(renders::serve))
         .route("/api/v1/images/{id}/archive", get(downloads::archive))
         .route("/api/v1/images/{id}/download", get(downloads::download))
+        .route("/api/v1/albums/{id}/download", get(downloads::album))
         .route("/p/{id}", get(pages::photo))
+        .route("/s/{token}", get(visitors::shared))
+        .route("/s/{token}/download.zip", get(visitors::shared_zip))
+        .route("/a/{alias}", get(visitors::alias))
+        .route("/a/{alias}/feed.xml", get(visitors::alias_feed))
+        .route("/a/{alias}/download.zip", get(visitors::alias_zip))
+        .route("/albums/{id}", get(visitors::album))
+        .route("/albums/{id}/feed.xml", get(visitors::album_feed))
+        .route("/albums/{id}/download.zip", get(visitors::album_zip))
+        .route("/static/lightbox.css", get(visitors::stylesheet))
 }

@@ -1,13 +1,14 @@
-//! Server-rendered pages for visitors: `/p/{id}`, a public photo. Built
-//! with askama, which escapes every value; no script, a strict CSP, and a
-//! plain 404 that says nothing for anything that is not public.
+//! Server-rendered pages for visitors: `/p/{id}`, a public photo (folder
+//! pages are in `visitors`). Built with askama, which escapes every value;
+//! no script, a strict CSP, and a plain 404 that says nothing for anything
+//! that is not public.
 
 use crate::state::AppState;
 use askama::Template;
 use axum::extract::{Path, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
-use lightbox_core::images::dto::{PublicExif, PublicImage, RenderDto};
+use lightbox_core::sharing::view::{facts, whole_frames};
 use uuid::Uuid;
 
 #[derive(Template)]
@@ -23,7 +24,7 @@ struct PhotoPage {
     facts: Vec<(&'static str, String)>,
 }
 
-fn not_found() -> Response {
+pub(crate) fn not_found() -> Response {
     let headers = [
         (header::CONTENT_TYPE, "text/plain; charset=utf-8"),
         (header::CACHE_CONTROL, "no-store"),
@@ -31,56 +32,11 @@ fn not_found() -> Response {
     (StatusCode::NOT_FOUND, headers, "not found\n").into_response()
 }
 
-/// The renders that show the whole frame (not crops), smallest first.
-fn whole_frames(p: &PublicImage) -> Vec<&RenderDto> {
-    let aspect = p.width as f64 / p.height.max(1) as f64;
-    let mut v: Vec<&RenderDto> = p
-        .renders
-        .iter()
-        .filter(|r| (r.width as f64 / r.height.max(1) as f64 - aspect).abs() < 0.02)
-        .collect();
-    v.sort_by_key(|r| r.width);
-    v
-}
-
-fn facts(e: &PublicExif) -> Vec<(&'static str, String)> {
-    let mut out = Vec::new();
-    if let Some(t) = &e.taken_at {
-        out.push(("Taken", t.clone()));
-    }
-    let camera = [&e.camera_make, &e.camera_model]
-        .iter()
-        .filter_map(|s| s.as_deref())
-        .collect::<Vec<_>>()
-        .join(" ");
-    if !camera.is_empty() {
-        out.push(("Camera", camera));
-    }
-    if let Some(lens) = &e.lens {
-        out.push(("Lens", lens.clone()));
-    }
-    if let Some(s) = &e.settings {
-        let parts = [
-            s.f_number.map(|f| format!("f/{f:.1}")),
-            s.exposure_time.as_ref().map(|t| format!("{t} s")),
-            s.iso.map(|i| format!("ISO {i}")),
-            s.focal_length_mm.map(|f| format!("{f:.0} mm")),
-        ];
-        let text = parts.into_iter().flatten().collect::<Vec<_>>().join(" · ");
-        if !text.is_empty() {
-            out.push(("Settings", text));
-        }
-    }
-    if let Some(g) = &e.gps {
-        out.push(("Location", format!("{:.5}, {:.5}", g.lat, g.lon)));
-    }
-    out
-}
-
-/// `default-src 'none'`: images only from this service and its image host.
-fn csp(image_host: &str) -> String {
+/// `default-src 'none'`: images only from this service and its image
+/// host, styles as `styles` says, no script at all.
+pub(crate) fn csp(image_host: &str, styles: &str) -> String {
     format!(
-        "default-src 'none'; img-src 'self' {image_host}; style-src 'unsafe-inline'; \
+        "default-src 'none'; img-src 'self' {image_host}; style-src {styles}; \
          base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
     )
 }
@@ -92,7 +48,7 @@ pub async fn photo(State(state): State<AppState>, Path(id): Path<String>) -> Res
     let Ok(public) = state.images.get_public(id).await else {
         return not_found();
     };
-    let frames = whole_frames(&public);
+    let frames = whole_frames(public.width, public.height, &public.renders);
     let main = frames.last().copied();
     let page = PhotoPage {
         title: public.title.clone(),
@@ -116,7 +72,7 @@ pub async fn photo(State(state): State<AppState>, Path(id): Path<String>) -> Res
         (header::CONTENT_TYPE, "text/html; charset=utf-8".to_owned()),
         (
             header::CONTENT_SECURITY_POLICY,
-            csp(&state.images.image_host),
+            csp(&state.images.image_host, "'unsafe-inline'"),
         ),
         (header::X_CONTENT_TYPE_OPTIONS, "nosniff".to_owned()),
         (

@@ -1,8 +1,9 @@
-//! `admin.*`: user management for administrators.
+//! `admin.*`: user management and takedowns, for administrators.
 
 use super::account::{Nothing, UserResult};
 use super::dispatch::Ctx;
 use lightbox_core::accounts::{self, UserDto};
+use lightbox_core::moderation::{self, ModerationResult};
 use lightbox_core::Result;
 use serde::{Deserialize, Serialize};
 
@@ -30,4 +31,32 @@ pub async fn list_users(ctx: Ctx, _: Nothing) -> Result<Users> {
     Ok(Users {
         items: accounts::list_users(ctx.state.repo.as_ref()).await?,
     })
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Takedown {
+    album_id: Option<String>,
+    image_id: Option<String>,
+    reason: String,
+}
+
+pub async fn takedown(ctx: Ctx, p: Takedown) -> Result<ModerationResult> {
+    let target = moderation::target(p.album_id.as_deref(), p.image_id.as_deref())?;
+    moderation::set(&ctx.state.repo, target, Some(&p.reason)).await
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Restore {
+    album_id: Option<String>,
+    image_id: Option<String>,
+    #[serde(default)]
+    #[allow(dead_code)]
+    reason: Option<String>,
+}
+
+pub async fn restore(ctx: Ctx, p: Restore) -> Result<ModerationResult> {
+    let target = moderation::target(p.album_id.as_deref(), p.image_id.as_deref())?;
+    moderation::set(&ctx.state.repo, target, None).await
 }

@@ -159,8 +159,8 @@ pub async fn get_public(ctx: Ctx, p: Id) -> Result<PublicImage> {
 
 #[derive(serde::Serialize)]
 pub struct LinkResult {
-    url: String,
-    expires_at: String,
+    pub url: String,
+    pub expires_at: String,
 }
 
 pub async fn archive_token(ctx: Ctx, p: Id) -> Result<LinkResult> {
@@ -170,7 +170,7 @@ pub async fn archive_token(ctx: Ctx, p: Id) -> Result<LinkResult> {
     let link = Link {
         kind: "archive".into(),
         owner,
-        image: id,
+        subject: id,
         variant: None,
         crop: None,
         spec: None,
@@ -207,7 +207,7 @@ pub async fn download_token(ctx: Ctx, p: DownloadToken) -> Result<LinkResult> {
     let link = Link {
         kind: "download".into(),
         owner,
-        image: id,
+        subject: id,
         variant: Some(p.variant),
         crop: file.crop,
         spec: file.spec,

@@ -2,7 +2,7 @@
 //! method is one line here plus its handler in the module of its family.
 
 use super::dispatch::Ctx;
-use super::{account, admin, auth, images, tokens};
+use super::{account, admin, albums, auth, images, sharing, tokens};
 use futures::future::BoxFuture;
 use lightbox_core::Result;
 use serde_json::Value;
@@ -60,6 +60,27 @@ pub static METHODS: &[Method] = &[
     method!("token.revoke", Session, tokens::revoke),
     method!("admin.user.create", Admin, admin::create_user),
     method!("admin.user.list", Admin, admin::list_users),
+    method!("admin.takedown", Admin, admin::takedown),
+    method!("admin.restore", Admin, admin::restore),
+    method!("album.create", Write, albums::create),
+    method!("album.get", Read, albums::get),
+    method!("album.list", Read, albums::list),
+    method!("album.update", Write, albums::update),
+    method!("album.delete", Write, albums::delete),
+    method!("album.reorder", Write, albums::reorder),
+    method!("album.crop.set", Write, albums::crop_set),
+    method!("album.crop.delete", Write, albums::crop_delete),
+    method!("album.ownerStatus", Read, albums::owner_status),
+    method!("album.downloadToken", Read, albums::download_token),
+    method!("album.sharing.get", Read, sharing::get),
+    method!("album.sharing.setPolicy", Write, sharing::set_policy),
+    method!("album.sharing.setMode", Write, sharing::set_mode),
+    method!("album.sharing.republish", Write, sharing::republish),
+    method!("album.sharing.resetToken", Write, sharing::reset_token),
+    method!("album.alias.release", Write, sharing::alias_release),
+    method!("album.alias.check", Read, sharing::alias_check),
+    method!("album.cover.set", Write, sharing::cover_set),
+    method!("album.preview", Read, sharing::preview),
     method!("image.get", Read, images::get),
     method!("image.list", Read, images::list),
     method!("image.update", Write, images::update),

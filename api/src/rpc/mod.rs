@@ -4,12 +4,14 @@
 
 pub mod account;
 pub mod admin;
+pub mod albums;
 pub mod auth;
 pub mod dispatch;
 pub mod envelope;
 pub mod images;
 pub mod methods;
 pub mod params;
+pub mod sharing;
 pub mod tokens;
 
 use crate::http::{bearer, logging::RpcMethods};

@@ -8,6 +8,7 @@ use anyhow::Context;
 use jsonwebtoken::{decode, encode, Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use rand::RngCore;
 use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
 pub const ACCESS_TTL_MS: i64 = 15 * MINUTE_MS;
@@ -26,6 +27,9 @@ pub struct Signer {
     encoding: EncodingKey,
     decoding: DecodingKey,
     validation: Validation,
+    /// Derived from the signing key; makes share-link tokens from their
+    /// stored nonces (`share_token`).
+    share_key: [u8; 32],
 }
 
 impl Signer {
@@ -33,11 +37,26 @@ impl Signer {
         let mut validation = Validation::new(Algorithm::HS256);
         validation.leeway = 5;
         validation.set_required_spec_claims(&["exp", "sub"]);
+        let mut derive = Sha256::new();
+        derive.update(b"lightbox share links\0");
+        derive.update(key);
         Signer {
             encoding: EncodingKey::from_secret(key),
             decoding: DecodingKey::from_secret(key),
             validation,
+            share_key: derive.finalize().into(),
         }
+    }
+
+    /// The bearer token of a share link: an HMAC of its stored nonce, so the
+    /// owner can be shown it again while the database alone cannot make it.
+    pub fn share_token(&self, nonce: &str) -> String {
+        use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+        use base64::Engine;
+        use hmac::{Hmac, Mac};
+        let mut mac = <Hmac<Sha256>>::new_from_slice(&self.share_key).expect("any key length");
+        mac.update(nonce.as_bytes());
+        URL_SAFE_NO_PAD.encode(mac.finalize().into_bytes())
     }
 
     /// The configured key, or one generated once and kept in the data dir
@@ -172,7 +191,7 @@ mod link_tests {
         let link = Link {
             kind: "archive".into(),
             owner: Uuid::new_v4(),
-            image: Uuid::new_v4(),
+            subject: Uuid::new_v4(),
             variant: None,
             crop: None,
             spec: None,
@@ -184,7 +203,7 @@ mod link_tests {
         let (old, _) = s.issue_link(&link, now - 6 * MINUTE_MS).unwrap();
         assert_eq!(s.verify_link(&old), None);
         // An access token is not a link, nor the other way round.
-        let (access, _) = s.issue(link.owner, link.image, now).unwrap();
+        let (access, _) = s.issue(link.owner, link.subject, now).unwrap();
         assert_eq!(s.verify_link(&access), None);
         assert!(s.verify(&t).is_err());
     }

@@ -15,7 +15,8 @@ pub struct Link {
     /// `archive` or `download`.
     pub kind: String,
     pub owner: Uuid,
-    pub image: Uuid,
+    /// The image, or the folder of an `album_download` link.
+    pub subject: Uuid,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub variant: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -26,6 +26,10 @@ pub struct ImageRow {
     /// `taken_at`, else `created_at`: the list order.
     pub sort_at: i64,
     pub created_at: i64,
+    /// Place in its folder's manual order (`album.reorder`).
+    pub position: Option<i64>,
+    pub taken_down_at: Option<i64>,
+    pub takedown_reason: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,6 +71,10 @@ pub trait ImageRepo {
         limit: i64,
     ) -> Result<Vec<ImageRow>>;
     async fn renders(&self, image_id: Uuid) -> Result<Vec<RenderRow>>;
+    /// The renders of many images in one query.
+    async fn renders_of(&self, image_ids: &[Uuid]) -> Result<Vec<RenderRow>>;
+    /// The custom crops (image id, spec JSON) of many images in one query.
+    async fn custom_crops_of(&self, image_ids: &[Uuid]) -> Result<Vec<(Uuid, String)>>;
     /// Inserts the render, or moves it to a new version if its spec changed.
     async fn set_render_spec(&self, image_id: Uuid, code: &str, spec: &str) -> Result<()>;
     /// Deletes renders whose code is not in `keep`; returns their blob keys.

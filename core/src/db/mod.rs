@@ -6,6 +6,7 @@
 //! ids, BIGINT times, `ON CONFLICT`, `RETURNING`), and each engine keeps its
 //! own migrations folder for the places where the schemas may differ.
 
+pub mod albums;
 pub mod images;
 mod sql;
 
@@ -14,6 +15,10 @@ use async_trait::async_trait;
 use std::sync::Arc;
 use uuid::Uuid;
 
+pub use albums::{
+    AlbumRepo, AlbumRow, AliasChange, AliasRow, LinkChange, LinkRow, Moderated, Publication,
+    Published, SharingRepo,
+};
 pub use images::{CropAdd, ImageChange, ImageRepo, ImageRow, RenderRow, ServedRender};
 pub use sql::SqlRepo;
 
@@ -114,7 +119,9 @@ pub trait ThrottleRepo {
 }
 
 #[async_trait]
-pub trait Repo: UserRepo + SessionRepo + PatRepo + ThrottleRepo + ImageRepo + Send + Sync {
+pub trait Repo:
+    UserRepo + SessionRepo + PatRepo + ThrottleRepo + ImageRepo + AlbumRepo + SharingRepo + Send + Sync
+{
     /// A round trip to the database, for readiness.
     async fn ping(&self) -> Result<()>;
 }

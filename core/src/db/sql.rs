@@ -1,6 +1,8 @@
 //! `Repo` over sqlx's `Any` driver, for SQLite and PostgreSQL alike.
 
+mod albums;
 mod images;
+mod sharing;
 
 use super::*;
 use crate::Error;

@@ -133,6 +133,11 @@ impl Images {
             .image(Some(owner), id)
             .await?
             .ok_or(Error::NotFound)?;
+        if image.taken_down_at.is_some() {
+            return Err(Error::DownloadNotReady {
+                state: "unavailable",
+            });
+        }
         match variant {
             FULL => full(&image),
             SCREEN => screen(

@@ -40,9 +40,31 @@ pub struct RenderDto {
     pub pending: bool,
 }
 
-#[derive(Debug, Serialize)]
+/// sharingModerationDTO: whether an admin has taken a folder or photo down.
+#[derive(Debug, Clone, Serialize)]
 pub struct Moderation {
     pub state: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub at: Option<String>,
+}
+
+impl Moderation {
+    pub fn of(taken_down_at: Option<i64>, reason: Option<&str>) -> Moderation {
+        match taken_down_at {
+            Some(at) => Moderation {
+                state: "taken_down",
+                reason: reason.map(str::to_owned),
+                at: Some(rfc3339(at)),
+            },
+            None => Moderation {
+                state: "none",
+                reason: None,
+                at: None,
+            },
+        }
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -71,7 +93,12 @@ pub struct ImageDto {
 /// Longest side under this many pixels: too small to show visitors.
 pub const MIN_VISIBLE_SIDE: i64 = 200;
 
+/// Whether visitors may see the photo, and if not why: the one rule the
+/// visitor pages, the preview, the stats and the cover choice all use.
 pub fn eligibility(image: &ImageRow) -> &'static str {
+    if image.taken_down_at.is_some() {
+        return "taken_down";
+    }
     match image.status.as_str() {
         "processing" => "processing",
         "failed" => "failed",
@@ -135,8 +162,10 @@ pub fn image_dto(
         created_at: rfc3339(image.created_at),
         visibility: image.visibility.clone(),
         visitor_eligibility: eligibility(image),
-        frozen: false,
-        moderation: Moderation { state: "none" },
+        // Under a takedown nothing the owner changes reaches visitors
+        // until an admin restores the photo.
+        frozen: image.taken_down_at.is_some(),
+        moderation: Moderation::of(image.taken_down_at, image.takedown_reason.as_deref()),
     })
 }
 

@@ -95,10 +95,15 @@ impl Images {
         if self.renderer.presets.iter().any(|p| p.code == spec.code) {
             return Err(Error::invalid("code", "is the code of a preset"));
         }
-        self.repo
+        let image = self
+            .repo
             .image(Some(owner), id)
             .await?
             .ok_or(Error::NotFound)?;
+        let rules = self.repo.album_crops(image.album_id).await?;
+        if rules.iter().any(|(code, _)| *code == spec.code) {
+            return Err(Error::invalid("code", "is the code of a folder crop rule"));
+        }
         match self
             .repo
             .add_custom_crop(
@@ -188,16 +193,29 @@ impl Images {
         .await
     }
 
-    /// A photo made public by its owner; anything else is 2001, revealing
-    /// nothing about whether it exists.
+    /// A photo its owner made public, or one visitors see in a published
+    /// folder (its EXIF then also filtered by the folder's policy);
+    /// anything else is 2001, revealing nothing about whether it exists.
     pub async fn get_public(&self, id: Uuid) -> Result<PublicImage> {
-        let image = self
-            .repo
-            .image(None, id)
-            .await?
-            .filter(|i| i.visibility.as_deref() == Some("public"));
-        let image = image.ok_or(Error::NotFound)?;
-        public_image(&image, &self.repo.renders(id).await?, &self.image_host)
+        let image = self.repo.image(None, id).await?.ok_or(Error::NotFound)?;
+        if image.taken_down_at.is_some() {
+            return Err(Error::NotFound);
+        }
+        let renders = self.repo.renders(id).await?;
+        if image.visibility.as_deref() == Some("public") {
+            return public_image(&image, &renders, &self.image_host);
+        }
+        let album = self.repo.album(None, image.album_id).await?;
+        let published = album
+            .filter(|a| self.server_publishing && a.mode != "private" && a.taken_down_at.is_none());
+        let album = published.ok_or(Error::NotFound)?;
+        if super::dto::eligibility(&image) != "visible" {
+            return Err(Error::NotFound);
+        }
+        let policy = crate::sharing::policy::Policy::parse(&album.policy);
+        let mut public = public_image(&image, &renders, &self.image_host)?;
+        public.exif = crate::sharing::view::folder_exif(&image, &policy);
+        Ok(public)
     }
 }
 

@@ -64,6 +64,8 @@ pub struct Images {
     /// Base of `renders[].url`.
     pub image_host: Arc<str>,
     pub upload_max_bytes: u64,
+    /// `LIGHTBOX_SERVER_PUBLISHING`: false hides every folder from visitors.
+    pub server_publishing: bool,
 }
 
 impl Images {
@@ -122,6 +124,9 @@ impl Images {
             taken_at,
             sort_at: taken_at.unwrap_or(now),
             created_at: now,
+            position: None,
+            taken_down_at: None,
+            takedown_reason: None,
         };
         let renders = self.renderer.initial_rows(&image);
         self.repo.insert_image(&image, &renders).await?;
@@ -168,13 +173,31 @@ impl Images {
     }
 
     async fn dto(&self, image: &ImageRow) -> Result<ImageDto> {
-        let renders = self.repo.renders(image.id).await?;
-        let crops = self.repo.custom_crops(image.id).await?;
-        let crops = crops
+        let mut dtos = self.dtos(std::slice::from_ref(image)).await?;
+        dtos.pop().ok_or(Error::NotFound)
+    }
+
+    /// Owner views of many images with two queries, not two per image.
+    async fn dtos(&self, images: &[ImageRow]) -> Result<Vec<ImageDto>> {
+        let ids: Vec<Uuid> = images.iter().map(|i| i.id).collect();
+        let renders = self.repo.renders_of(&ids).await?;
+        let crops = self.repo.custom_crops_of(&ids).await?;
+        images
             .iter()
-            .map(|c| crate::renders::parse_spec(c))
-            .collect::<Result<_>>()?;
-        image_dto(image, &renders, crops, &self.image_host)
+            .map(|image| {
+                let own: Vec<_> = renders
+                    .iter()
+                    .filter(|r| r.image_id == image.id)
+                    .cloned()
+                    .collect();
+                let specs = crops
+                    .iter()
+                    .filter(|(id, _)| *id == image.id)
+                    .map(|(_, json)| crate::renders::parse_spec(json))
+                    .collect::<Result<_>>()?;
+                image_dto(image, &own, specs, &self.image_host)
+            })
+            .collect()
     }
 
     pub async fn list(
@@ -203,10 +226,7 @@ impl Images {
             Some(last) if more => cursor::encode(last.sort_at, last.id),
             _ => String::new(),
         };
-        let mut items = Vec::with_capacity(rows.len());
-        for image in &rows {
-            items.push(self.dto(image).await?);
-        }
+        let items = self.dtos(&rows).await?;
         Ok(Page { items, next_cursor })
     }
 }

@@ -8,11 +8,16 @@ use sqlx::any::AnyRow;
 use sqlx::{Executor, Row};
 use uuid::Uuid;
 
-const IMAGE_COLS: &str =
+const IMAGE_INSERT_COLS: &str =
     "id, owner_id, album_id, title, description, status, format, width, height, \
      size_bytes, original_key, exif, exif_visibility, visibility, taken_at, sort_at, created_at";
 
-fn image_row(r: &AnyRow) -> Result<ImageRow> {
+pub(super) const IMAGE_COLS: &str =
+    "id, owner_id, album_id, title, description, status, format, width, height, \
+     size_bytes, original_key, exif, exif_visibility, visibility, taken_at, sort_at, created_at, \
+     position, taken_down_at, takedown_reason";
+
+pub(super) fn image_row(r: &AnyRow) -> Result<ImageRow> {
     Ok(ImageRow {
         id: uuid(r, "id")?,
         owner_id: uuid(r, "owner_id")?,
@@ -31,13 +36,16 @@ fn image_row(r: &AnyRow) -> Result<ImageRow> {
         taken_at: r.try_get("taken_at")?,
         sort_at: r.try_get("sort_at")?,
         created_at: r.try_get("created_at")?,
+        position: r.try_get("position")?,
+        taken_down_at: r.try_get("taken_down_at")?,
+        takedown_reason: r.try_get("takedown_reason")?,
     })
 }
 
 const RENDER_COLS: &str =
     "image_id, code, spec, version, produced_version, width, height, size_bytes, blob_key";
 
-fn render_row(r: &AnyRow) -> Result<RenderRow> {
+pub(super) fn render_row(r: &AnyRow) -> Result<RenderRow> {
     Ok(RenderRow {
         image_id: uuid(r, "image_id")?,
         code: r.try_get("code")?,
@@ -49,6 +57,14 @@ fn render_row(r: &AnyRow) -> Result<RenderRow> {
         size_bytes: r.try_get("size_bytes")?,
         blob_key: r.try_get("blob_key")?,
     })
+}
+
+/// `$1, $2, …, $n`.
+pub(super) fn placeholders(n: usize) -> String {
+    (1..=n)
+        .map(|i| format!("${i}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 async fn insert_render<'e>(
@@ -88,7 +104,7 @@ impl ImageRepo for SqlRepo {
     async fn insert_image(&self, i: &ImageRow, renders: &[RenderRow]) -> Result<()> {
         let mut tx = self.pool.begin().await?;
         sqlx::query(&format!(
-            "INSERT INTO images ({IMAGE_COLS}) VALUES \
+            "INSERT INTO images ({IMAGE_INSERT_COLS}) VALUES \
              ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)"
         ))
         .bind(i.id.to_string())
@@ -161,6 +177,41 @@ impl ImageRepo for SqlRepo {
             .fetch_all(&self.pool)
             .await?;
         rows.iter().map(render_row).collect()
+    }
+
+    async fn renders_of(&self, image_ids: &[Uuid]) -> Result<Vec<RenderRow>> {
+        if image_ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let q = format!(
+            "SELECT {RENDER_COLS} FROM renders WHERE image_id IN ({}) ORDER BY image_id, code",
+            placeholders(image_ids.len())
+        );
+        let mut query = sqlx::query(&q);
+        for id in image_ids {
+            query = query.bind(id.to_string());
+        }
+        let rows = query.fetch_all(&self.pool).await?;
+        rows.iter().map(render_row).collect()
+    }
+
+    async fn custom_crops_of(&self, image_ids: &[Uuid]) -> Result<Vec<(Uuid, String)>> {
+        if image_ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let q = format!(
+            "SELECT image_id, spec FROM custom_crops WHERE image_id IN ({}) \
+             ORDER BY created_at, code",
+            placeholders(image_ids.len())
+        );
+        let mut query = sqlx::query(&q);
+        for id in image_ids {
+            query = query.bind(id.to_string());
+        }
+        let rows = query.fetch_all(&self.pool).await?;
+        rows.iter()
+            .map(|r| Ok((uuid(r, "image_id")?, r.try_get("spec")?)))
+            .collect()
     }
 
     async fn set_render_spec(&self, image_id: Uuid, code: &str, spec: &str) -> Result<()> {
@@ -394,8 +445,9 @@ impl ImageRepo for SqlRepo {
         let row = sqlx::query(
             "SELECT r.blob_key, r.produced_version, r.size_bytes FROM renders r \
              JOIN images i ON i.id = r.image_id \
+             JOIN albums a ON a.id = i.album_id AND a.taken_down_at IS NULL \
              WHERE r.image_id = $1 AND r.code = $2 AND r.produced_version IS NOT NULL \
-               AND r.blob_key IS NOT NULL",
+               AND r.blob_key IS NOT NULL AND i.taken_down_at IS NULL",
         )
         .bind(image_id.to_string())
         .bind(code)

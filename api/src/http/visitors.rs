@@ -1,0 +1,197 @@
+//! Folder pages for visitors: `/s/{token}` (unlisted), `/a/{alias}` and
+//! `/albums/{id}` (public), each with `feed.xml` and `download.zip`
+//! beside it, and the stylesheet they share. The markup comes from
+//! `lightbox_core::sharing`; this module adds the headers. Anything not
+//! live is the same bare 404.
+
+use super::pages::{csp, not_found};
+use crate::state::AppState;
+use axum::body::Body;
+use axum::extract::{Path, Query, State};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use lightbox_core::archive;
+use lightbox_core::sharing::html::STYLESHEET;
+use lightbox_core::sharing::visitors::{Address, Visit};
+use lightbox_core::Error;
+use serde::Deserialize;
+use tokio_stream::wrappers::ReceiverStream;
+use uuid::Uuid;
+
+#[derive(Deserialize)]
+pub struct Paging {
+    after: Option<String>,
+}
+
+fn by_alias(alias: String) -> Address {
+    Address::Alias(alias)
+}
+
+fn by_album(id: String) -> Option<Address> {
+    Uuid::parse_str(&id).ok().map(Address::Album)
+}
+
+/// Unlisted pages carry their token in the address: keep them out of
+/// indexes, referrers and shared caches.
+fn page_headers(state: &AppState, unlisted: bool) -> Vec<(header::HeaderName, String)> {
+    let mut h = vec![
+        (header::CONTENT_TYPE, "text/html; charset=utf-8".to_owned()),
+        (
+            header::CONTENT_SECURITY_POLICY,
+            csp(&state.images.image_host, "'self'"),
+        ),
+        (header::X_CONTENT_TYPE_OPTIONS, "nosniff".to_owned()),
+    ];
+    if unlisted {
+        h.push((header::REFERRER_POLICY, "no-referrer".to_owned()));
+        h.push((
+            header::HeaderName::from_static("x-robots-tag"),
+            "noindex".to_owned(),
+        ));
+        h.push((header::CACHE_CONTROL, "private, no-store".to_owned()));
+    } else {
+        h.push((
+            header::REFERRER_POLICY,
+            "strict-origin-when-cross-origin".to_owned(),
+        ));
+        h.push((header::CACHE_CONTROL, "no-cache".to_owned()));
+    }
+    h
+}
+
+async fn page(
+    state: AppState,
+    address: Option<Address>,
+    base: String,
+    after: Option<String>,
+) -> Response {
+    let Some(address) = address else {
+        return not_found();
+    };
+    match state.sharing.visit(&address, after.as_deref()).await {
+        Ok(Visit::Page { html, unlisted }) => {
+            let mut res = html.into_response();
+            for (name, value) in page_headers(&state, unlisted) {
+                if let Ok(v) = HeaderValue::from_str(&value) {
+                    res.headers_mut().insert(name, v);
+                }
+            }
+            res
+        }
+        Ok(Visit::Redirect(to)) => redirect(StatusCode::MOVED_PERMANENTLY, &to),
+        // A cursor photo that is gone: start the folder again.
+        Err(Error::CursorStale | Error::Validation(_)) => redirect(StatusCode::SEE_OTHER, &base),
+        Err(Error::NotFound) => not_found(),
+        Err(e) => super::errors::from_error(e),
+    }
+}
+
+/// Addresses come from the path; one that is no header value is a 404.
+fn redirect(status: StatusCode, to: &str) -> Response {
+    match HeaderValue::from_str(to) {
+        Ok(v) => (status, [(header::LOCATION, v)]).into_response(),
+        Err(_) => not_found(),
+    }
+}
+
+async fn feed(state: AppState, address: Option<Address>) -> Response {
+    let Some(address) = address else {
+        return not_found();
+    };
+    match state.sharing.feed(&address).await {
+        Ok(xml) => (
+            [
+                (header::CONTENT_TYPE, "application/atom+xml; charset=utf-8"),
+                (header::CACHE_CONTROL, "no-cache"),
+                (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+            ],
+            xml,
+        )
+            .into_response(),
+        Err(Error::NotFound) => not_found(),
+        Err(e) => super::errors::from_error(e),
+    }
+}
+
+async fn zip(state: AppState, address: Option<Address>) -> Response {
+    let Some(address) = address else {
+        return not_found();
+    };
+    let entries = match state.sharing.visitor_archive(&address).await {
+        Ok(e) => e,
+        Err(Error::NotFound) => return not_found(),
+        Err(e) => return super::errors::from_error(e),
+    };
+    let body = Body::from_stream(ReceiverStream::new(archive::stream(
+        state.store.clone(),
+        entries,
+    )));
+    let headers = [
+        (header::CONTENT_TYPE, "application/zip"),
+        (
+            header::CONTENT_DISPOSITION,
+            "attachment; filename=\"photos.zip\"",
+        ),
+        (header::CACHE_CONTROL, "no-store"),
+        (header::REFERRER_POLICY, "no-referrer"),
+    ];
+    (StatusCode::OK, headers, body).into_response()
+}
+
+pub async fn shared(
+    State(state): State<AppState>,
+    Path(token): Path<String>,
+    Query(q): Query<Paging>,
+) -> Response {
+    let base = format!("/s/{token}");
+    page(state, Some(Address::Token(token)), base, q.after).await
+}
+
+pub async fn shared_zip(State(state): State<AppState>, Path(token): Path<String>) -> Response {
+    zip(state, Some(Address::Token(token))).await
+}
+
+pub async fn alias(
+    State(state): State<AppState>,
+    Path(alias): Path<String>,
+    Query(q): Query<Paging>,
+) -> Response {
+    let base = format!("/a/{alias}");
+    page(state, Some(by_alias(alias)), base, q.after).await
+}
+
+pub async fn alias_feed(State(state): State<AppState>, Path(alias): Path<String>) -> Response {
+    feed(state, Some(by_alias(alias))).await
+}
+
+pub async fn alias_zip(State(state): State<AppState>, Path(alias): Path<String>) -> Response {
+    zip(state, Some(by_alias(alias))).await
+}
+
+pub async fn album(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Query(q): Query<Paging>,
+) -> Response {
+    let base = format!("/albums/{id}");
+    page(state, by_album(id), base, q.after).await
+}
+
+pub async fn album_feed(State(state): State<AppState>, Path(id): Path<String>) -> Response {
+    feed(state, by_album(id)).await
+}
+
+pub async fn album_zip(State(state): State<AppState>, Path(id): Path<String>) -> Response {
+    zip(state, by_album(id)).await
+}
+
+pub async fn stylesheet() -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, "text/css; charset=utf-8"),
+            (header::CACHE_CONTROL, "public, max-age=3600"),
+        ],
+        STYLESHEET,
+    )
+        .into_response()
+}

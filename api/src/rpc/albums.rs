@@ -1,0 +1,180 @@
+//! `album.*` (folders): create, read, change, delete, order, crop rules,
+//! owner lookups and zip downloads. Publication is in `sharing`.
+
+use super::dispatch::Ctx;
+use super::images::LinkResult;
+use lightbox_core::albums::{AlbumDto, Items, JobResult};
+use lightbox_core::auth::links::Link;
+use lightbox_core::render::spec::{CropSpec, Format, Mode};
+use lightbox_core::sharing::aliases::{OwnerLookup, OwnerStatus};
+use lightbox_core::{ids, time, Result};
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Create {
+    name: String,
+    #[serde(default)]
+    description: String,
+}
+
+pub async fn create(ctx: Ctx, p: Create) -> Result<AlbumDto> {
+    let owner = ctx.caller()?.user_id;
+    ctx.state
+        .albums
+        .create(owner, &p.name, &p.description)
+        .await
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Id {
+    id: String,
+}
+
+pub async fn get(ctx: Ctx, p: Id) -> Result<AlbumDto> {
+    let id = ids::parse("id", &p.id)?;
+    ctx.state.albums.get(ctx.caller()?.user_id, id).await
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Nothing {}
+
+pub async fn list(ctx: Ctx, _: Nothing) -> Result<Items<AlbumDto>> {
+    ctx.state.albums.list(ctx.caller()?.user_id).await
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Update {
+    id: String,
+    name: Option<String>,
+    description: Option<String>,
+}
+
+pub async fn update(ctx: Ctx, p: Update) -> Result<AlbumDto> {
+    let id = ids::parse("id", &p.id)?;
+    let owner = ctx.caller()?.user_id;
+    ctx.state
+        .albums
+        .update(owner, id, p.name.as_deref(), p.description.as_deref())
+        .await
+}
+
+pub async fn delete(ctx: Ctx, p: Id) -> Result<JobResult> {
+    let id = ids::parse("id", &p.id)?;
+    ctx.state.albums.delete(ctx.caller()?.user_id, id).await
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Reorder {
+    album_id: String,
+    ordered_ids: Vec<String>,
+}
+
+pub async fn reorder(ctx: Ctx, p: Reorder) -> Result<Value> {
+    let album = ids::parse("album_id", &p.album_id)?;
+    let ordered = p
+        .ordered_ids
+        .iter()
+        .map(|i| ids::parse("ordered_ids", i))
+        .collect::<Result<Vec<_>>>()?;
+    let owner = ctx.caller()?.user_id;
+    ctx.state.albums.reorder(owner, album, &ordered).await?;
+    Ok(json!({}))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CropSet {
+    album_id: String,
+    code: String,
+    width: u32,
+    height: u32,
+    #[serde(default)]
+    mode: Mode,
+    #[serde(default)]
+    format: Format,
+    quality: Option<u8>,
+}
+
+pub async fn crop_set(ctx: Ctx, p: CropSet) -> Result<JobResult> {
+    let album = ids::parse("album_id", &p.album_id)?;
+    let spec = CropSpec {
+        code: p.code,
+        width: p.width,
+        height: p.height,
+        mode: p.mode,
+        format: p.format,
+        quality: p.quality.unwrap_or(80),
+    };
+    let owner = ctx.caller()?.user_id;
+    ctx.state.albums.set_crop(owner, album, spec).await
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CropDelete {
+    album_id: String,
+    code: String,
+}
+
+pub async fn crop_delete(ctx: Ctx, p: CropDelete) -> Result<JobResult> {
+    let album = ids::parse("album_id", &p.album_id)?;
+    let owner = ctx.caller()?.user_id;
+    ctx.state.albums.delete_crop(owner, album, &p.code).await
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Lookup {
+    id: Option<String>,
+    alias: Option<String>,
+    token: Option<String>,
+}
+
+pub async fn owner_status(ctx: Ctx, p: Lookup) -> Result<OwnerStatus> {
+    let q = OwnerLookup {
+        id: p.id,
+        alias: p.alias,
+        token: p.token,
+    };
+    ctx.state
+        .sharing
+        .owner_status(ctx.caller()?.user_id, q)
+        .await
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DownloadToken {
+    album_id: String,
+    variant: String,
+}
+
+/// Checks there is something to download now and signs a 5-minute link
+/// for the folder and variant; every request of it checks again.
+pub async fn download_token(ctx: Ctx, p: DownloadToken) -> Result<LinkResult> {
+    let album = ids::parse("album_id", &p.album_id)?;
+    let owner = ctx.caller()?.user_id;
+    ctx.state
+        .albums
+        .archive_entries(owner, album, &p.variant)
+        .await?;
+    let link = Link {
+        kind: "album_download".into(),
+        owner,
+        subject: album,
+        variant: Some(p.variant),
+        crop: None,
+        spec: None,
+    };
+    let (token, exp) = ctx.state.signer.issue_link(&link, time::now_ms())?;
+    Ok(LinkResult {
+        url: format!("/api/v1/albums/{album}/download?token={token}"),
+        expires_at: time::rfc3339(exp),
+    })
+}

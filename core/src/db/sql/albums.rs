@@ -1,0 +1,259 @@
+//! `AlbumRepo` for `SqlRepo`.
+
+use super::images::{image_row, IMAGE_COLS};
+use super::{flag, uuid, SqlRepo};
+use crate::db::albums::*;
+use crate::db::ImageRow;
+use crate::Result;
+use async_trait::async_trait;
+use sqlx::any::AnyRow;
+use sqlx::Row;
+use uuid::Uuid;
+
+pub(super) const ALBUM_COLS: &str =
+    "a.id, a.owner_id, a.name, a.description, a.is_default, a.created_at, a.mode, \
+     a.last_published_mode, a.published_at, a.policy, a.cover_image_id, a.taken_down_at, \
+     a.takedown_reason, (SELECT COUNT(*) FROM images i WHERE i.album_id = a.id) AS image_count";
+
+pub(super) fn album_row(r: &AnyRow) -> Result<AlbumRow> {
+    let cover: Option<String> = r.try_get("cover_image_id")?;
+    Ok(AlbumRow {
+        id: uuid(r, "id")?,
+        owner_id: uuid(r, "owner_id")?,
+        name: r.try_get("name")?,
+        description: r.try_get("description")?,
+        is_default: flag(r, "is_default")?,
+        created_at: r.try_get("created_at")?,
+        mode: r.try_get("mode")?,
+        last_published_mode: r.try_get("last_published_mode")?,
+        published_at: r.try_get("published_at")?,
+        policy: r.try_get("policy")?,
+        cover_image_id: cover.and_then(|c| Uuid::parse_str(&c).ok()),
+        taken_down_at: r.try_get("taken_down_at")?,
+        takedown_reason: r.try_get("takedown_reason")?,
+        image_count: r.try_get("image_count")?,
+    })
+}
+
+#[async_trait]
+impl AlbumRepo for SqlRepo {
+    async fn insert_album(&self, a: &AlbumRow) -> Result<()> {
+        sqlx::query(
+            "INSERT INTO albums (id, owner_id, name, description, is_default, created_at, mode, policy) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+        )
+        .bind(a.id.to_string())
+        .bind(a.owner_id.to_string())
+        .bind(&a.name)
+        .bind(&a.description)
+        .bind(a.is_default as i64)
+        .bind(a.created_at)
+        .bind(&a.mode)
+        .bind(&a.policy)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    async fn album(&self, owner: Option<Uuid>, id: Uuid) -> Result<Option<AlbumRow>> {
+        let q = format!(
+            "SELECT {ALBUM_COLS} FROM albums a WHERE a.id = $1 AND a.deleted_at IS NULL \
+             AND ($2 = '' OR a.owner_id = $2)"
+        );
+        let row = sqlx::query(&q)
+            .bind(id.to_string())
+            .bind(owner.map(|o| o.to_string()).unwrap_or_default())
+            .fetch_optional(&self.pool)
+            .await?;
+        row.as_ref().map(album_row).transpose()
+    }
+
+    async fn albums_of(&self, owner: Uuid) -> Result<Vec<AlbumRow>> {
+        let q = format!(
+            "SELECT {ALBUM_COLS} FROM albums a WHERE a.owner_id = $1 AND a.deleted_at IS NULL \
+             ORDER BY a.is_default DESC, a.created_at, a.id"
+        );
+        let rows = sqlx::query(&q)
+            .bind(owner.to_string())
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter().map(album_row).collect()
+    }
+
+    async fn update_album(
+        &self,
+        owner: Uuid,
+        id: Uuid,
+        name: Option<&str>,
+        description: Option<&str>,
+    ) -> Result<bool> {
+        let done = sqlx::query(
+            "UPDATE albums SET name = COALESCE($3, name), description = COALESCE($4, description) \
+             WHERE id = $1 AND owner_id = $2 AND deleted_at IS NULL AND is_default = 0",
+        )
+        .bind(id.to_string())
+        .bind(owner.to_string())
+        .bind(name)
+        .bind(description)
+        .execute(&self.pool)
+        .await?;
+        Ok(done.rows_affected() > 0)
+    }
+
+    async fn delete_album(
+        &self,
+        owner: Uuid,
+        id: Uuid,
+        to: Uuid,
+        now: i64,
+        hold_until: i64,
+    ) -> Result<Option<Vec<Uuid>>> {
+        let mut tx = self.pool.begin().await?;
+        let gone = sqlx::query(
+            "UPDATE albums SET deleted_at = $3, cover_image_id = NULL \
+             WHERE id = $1 AND owner_id = $2 AND deleted_at IS NULL AND is_default = 0",
+        )
+        .bind(id.to_string())
+        .bind(owner.to_string())
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+        if gone.rows_affected() == 0 {
+            return Ok(None);
+        }
+        let moved = sqlx::query("SELECT id FROM images WHERE album_id = $1")
+            .bind(id.to_string())
+            .fetch_all(&mut *tx)
+            .await?;
+        let moved = moved
+            .iter()
+            .map(|r| uuid(r, "id"))
+            .collect::<Result<Vec<_>>>()?;
+        sqlx::query("UPDATE images SET album_id = $2, position = NULL WHERE album_id = $1")
+            .bind(id.to_string())
+            .bind(to.to_string())
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query(
+            "UPDATE aliases SET state = 'released', expires_at = $2 \
+             WHERE album_id = $1 AND state <> 'released'",
+        )
+        .bind(id.to_string())
+        .bind(hold_until)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query(
+            "UPDATE share_links SET retired_at = $2 WHERE album_id = $1 AND retired_at IS NULL",
+        )
+        .bind(id.to_string())
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query("DELETE FROM album_crops WHERE album_id = $1")
+            .bind(id.to_string())
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(Some(moved))
+    }
+
+    async fn album_images(&self, album: Uuid) -> Result<Vec<ImageRow>> {
+        let q = format!(
+            "SELECT {IMAGE_COLS} FROM images WHERE album_id = $1 ORDER BY sort_at DESC, id DESC"
+        );
+        let rows = sqlx::query(&q)
+            .bind(album.to_string())
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter().map(image_row).collect()
+    }
+
+    async fn set_positions(&self, album: Uuid, ids: &[Uuid]) -> Result<()> {
+        let mut tx = self.pool.begin().await?;
+        for (i, id) in ids.iter().enumerate() {
+            sqlx::query("UPDATE images SET position = $3 WHERE id = $1 AND album_id = $2")
+                .bind(id.to_string())
+                .bind(album.to_string())
+                .bind(i as i64)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn album_crops(&self, album: Uuid) -> Result<Vec<(String, String)>> {
+        let rows = sqlx::query(
+            "SELECT code, spec FROM album_crops WHERE album_id = $1 ORDER BY created_at, code",
+        )
+        .bind(album.to_string())
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| Ok((r.try_get("code")?, r.try_get("spec")?)))
+            .collect()
+    }
+
+    async fn set_album_crop(&self, album: Uuid, code: &str, spec: &str, now: i64) -> Result<()> {
+        sqlx::query(
+            "INSERT INTO album_crops (album_id, code, spec, created_at) VALUES ($1, $2, $3, $4) \
+             ON CONFLICT (album_id, code) DO UPDATE SET spec = excluded.spec",
+        )
+        .bind(album.to_string())
+        .bind(code)
+        .bind(spec)
+        .bind(now)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    async fn delete_album_crop(&self, album: Uuid, code: &str) -> Result<bool> {
+        let done = sqlx::query("DELETE FROM album_crops WHERE album_id = $1 AND code = $2")
+            .bind(album.to_string())
+            .bind(code)
+            .execute(&self.pool)
+            .await?;
+        Ok(done.rows_affected() > 0)
+    }
+
+    async fn insert_job(
+        &self,
+        owner: Uuid,
+        album: Uuid,
+        reason: &str,
+        images: i64,
+        now: i64,
+    ) -> Result<i64> {
+        let row = sqlx::query(
+            "INSERT INTO render_jobs (owner_id, album_id, reason, image_count, created_at) \
+             VALUES ($1, $2, $3, $4, $5) RETURNING id",
+        )
+        .bind(owner.to_string())
+        .bind(album.to_string())
+        .bind(reason)
+        .bind(images)
+        .bind(now)
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(row.try_get("id")?)
+    }
+
+    async fn set_policy(&self, album: Uuid, policy: &str) -> Result<()> {
+        sqlx::query("UPDATE albums SET policy = $2 WHERE id = $1")
+            .bind(album.to_string())
+            .bind(policy)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    async fn set_cover(&self, album: Uuid, image: Option<Uuid>) -> Result<()> {
+        sqlx::query("UPDATE albums SET cover_image_id = $2 WHERE id = $1")
+            .bind(album.to_string())
+            .bind(image.map(|i| i.to_string()))
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+}

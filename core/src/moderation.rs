@@ -1,0 +1,56 @@
+//! Takedowns by administrators (`admin.takedown` / `admin.restore`). A
+//! taken-down folder vanishes for visitors and cannot be republished; a
+//! taken-down photo vanishes everywhere visitors look, `/i/...` included.
+
+use crate::db::{DynRepo, Moderated};
+use crate::images::dto::Moderation;
+use crate::validate::char_len_between;
+use crate::{ids, time, Error, Result};
+use serde::Serialize;
+
+#[derive(Debug, Serialize)]
+pub struct ModerationResult {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub album_id: Option<uuid::Uuid>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub image_id: Option<uuid::Uuid>,
+    pub moderation: Moderation,
+}
+
+/// Exactly one of the two ids.
+pub fn target(album_id: Option<&str>, image_id: Option<&str>) -> Result<Moderated> {
+    match (album_id, image_id) {
+        (Some(a), None) => Ok(Moderated::Album(ids::parse("album_id", a)?)),
+        (None, Some(i)) => Ok(Moderated::Image(ids::parse("image_id", i)?)),
+        _ => Err(Error::invalid(
+            "album_id",
+            "give exactly one of album_id and image_id",
+        )),
+    }
+}
+
+/// Starts a takedown (`Some(reason)`) or ends one (`None`).
+pub async fn set(
+    repo: &DynRepo,
+    target: Moderated,
+    reason: Option<&str>,
+) -> Result<ModerationResult> {
+    if let Some(r) = reason {
+        if !char_len_between(r.trim(), 1, 500) {
+            return Err(Error::invalid("reason", "must be 1-500 characters"));
+        }
+    }
+    let now = time::now_ms();
+    if !repo.set_takedown(target, reason, now).await? {
+        return Err(Error::NotFound);
+    }
+    let (album_id, image_id) = match target {
+        Moderated::Album(a) => (Some(a), None),
+        Moderated::Image(i) => (None, Some(i)),
+    };
+    Ok(ModerationResult {
+        album_id,
+        image_id,
+        moderation: Moderation::of(reason.map(|_| now), reason),
+    })
+}

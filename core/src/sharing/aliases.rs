@@ -1,0 +1,199 @@
+//! Aliases: readable public addresses of folders. Names are global and
+//! case-insensitive; a check never tells who holds a name or in what
+//! state. Taking one is decided by the database (see `db::sql::sharing`).
+
+use super::{Sharing, SharingDto};
+use crate::albums::ALIAS_HOLD_MS;
+use crate::{time, Error, Result};
+use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+use serde::{Deserialize, Serialize};
+use std::num::NonZeroU32;
+use uuid::Uuid;
+
+/// Words no folder may take: the service's own paths and look-alikes.
+pub const RESERVED: &[&str] = &[
+    "admin",
+    "api",
+    "www",
+    "static",
+    "i",
+    "p",
+    "s",
+    "a",
+    "albums",
+    "manage",
+    "rpc",
+    "healthz",
+    "readyz",
+    "metrics",
+    "feed",
+    "login",
+    "logout",
+    "account",
+    "settings",
+    "help",
+    "support",
+    "about",
+    "lightbox",
+    "root",
+    "system",
+    "null",
+    "undefined",
+    "assets",
+    "download",
+    "share",
+];
+
+pub const CHECKS_PER_MINUTE: u32 = 30;
+
+/// Alias checks per user: a burst of 30, then one more every two seconds
+/// (GCRA, so never more than 30 per minute sustained). Kept per API process.
+pub struct CheckLimiter(DefaultKeyedRateLimiter<Uuid>);
+
+impl Default for CheckLimiter {
+    fn default() -> Self {
+        let n = NonZeroU32::new(CHECKS_PER_MINUTE).unwrap_or(NonZeroU32::MIN);
+        CheckLimiter(RateLimiter::keyed(Quota::per_minute(n)))
+    }
+}
+
+impl CheckLimiter {
+    fn check(&self, user: Uuid) -> Result<()> {
+        self.0.check_key(&user).map_err(|not_until| {
+            let clock = governor::clock::DefaultClock::default();
+            let wait = not_until.wait_time_from(governor::clock::Clock::now(&clock));
+            Error::RateLimited {
+                retry_after_s: wait.as_secs().max(1),
+            }
+        })
+    }
+}
+
+fn syntax_ok(a: &str) -> bool {
+    let b = a.as_bytes();
+    (3..=63).contains(&b.len())
+        && b[0].is_ascii_alphanumeric()
+        && b.iter()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+}
+
+/// The lower-cased alias, or 2002 naming why it cannot be one.
+pub fn normalize(raw: &str) -> Result<String> {
+    let a = raw.trim().to_lowercase();
+    if !syntax_ok(&a) {
+        return Err(Error::invalid(
+            "alias",
+            "must be 3-63 characters of a-z, 0-9 and -, starting with a letter or digit",
+        ));
+    }
+    if RESERVED.contains(&a.as_str()) {
+        return Err(Error::invalid("alias", "is a reserved word"));
+    }
+    Ok(a)
+}
+
+#[derive(Debug, Serialize)]
+pub struct CheckResult {
+    pub normalized: String,
+    /// `available`, `taken`, `invalid` or `reserved`.
+    pub status: &'static str,
+    pub preview_url: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<&'static str>,
+}
+
+/// `album.ownerStatus`: exactly one of the three.
+#[derive(Debug, Default, Deserialize)]
+pub struct OwnerLookup {
+    pub id: Option<String>,
+    pub alias: Option<String>,
+    pub token: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct OwnerStatus {
+    pub album_id: Uuid,
+    pub name: String,
+    pub state: &'static str,
+    pub manage_url: String,
+}
+
+impl Sharing {
+    pub async fn check_alias(&self, user: Uuid, raw: &str) -> Result<CheckResult> {
+        if raw.len() > 255 {
+            return Err(Error::invalid("alias", "must be at most 255 characters"));
+        }
+        self.alias_checks.check(user)?;
+        let normalized = raw.trim().to_lowercase();
+        let (status, reason) = match normalize(raw) {
+            Err(_) if syntax_ok(&normalized) => ("reserved", Some("reserved word")),
+            Err(_) => ("invalid", Some("3-63 characters of a-z, 0-9 and -")),
+            Ok(a) => match self.repo.alias(&a).await? {
+                None => ("available", None),
+                Some(row) if row.owner_id == user && row.state != "current" => ("available", None),
+                Some(row)
+                    if row.state == "released"
+                        && row.expires_at.is_some_and(|e| e <= time::now_ms()) =>
+                {
+                    ("available", None)
+                }
+                Some(_) => ("taken", Some("in use")),
+            },
+        };
+        Ok(CheckResult {
+            preview_url: format!("/a/{normalized}"),
+            normalized,
+            status,
+            reason,
+        })
+    }
+
+    /// Ends an alias of the folder: its redirect stops, the quota frees,
+    /// and the name stays reserved against other owners for 90 days.
+    pub async fn release_alias(&self, owner: Uuid, album: Uuid, raw: &str) -> Result<SharingDto> {
+        let alias = normalize(raw)?;
+        let album = self.owned(owner, album).await?;
+        if album.taken_down_at.is_some() {
+            return Err(Error::TakenDown);
+        }
+        let hold = time::now_ms() + ALIAS_HOLD_MS;
+        if !self.repo.release_alias(album.id, &alias, hold).await? {
+            return Err(Error::NotFound);
+        }
+        self.dto(album).await
+    }
+
+    pub async fn owner_status(&self, owner: Uuid, q: OwnerLookup) -> Result<OwnerStatus> {
+        let album_id = match (q.id, q.alias, q.token) {
+            (Some(id), None, None) => crate::ids::parse("id", &id)?,
+            (None, Some(alias), None) => {
+                let row = self.repo.alias(&alias.trim().to_lowercase()).await?;
+                let now = time::now_ms();
+                let held = row.filter(|a| {
+                    a.owner_id == owner
+                        && (a.state != "released" || a.expires_at.is_some_and(|e| e > now))
+                });
+                held.ok_or(Error::NotFound)?.album_id
+            }
+            (None, None, Some(token)) => {
+                let hash = crate::auth::secrets::hash(&token);
+                let link = self.repo.link_by_hash(&hash).await?;
+                let live = link.filter(|l| l.retired_at.is_none());
+                live.ok_or(Error::NotFound)?.album_id
+            }
+            _ => {
+                return Err(Error::invalid(
+                    "id",
+                    "give exactly one of id, alias and token",
+                ))
+            }
+        };
+        let album = self.owned(owner, album_id).await?;
+        Ok(OwnerStatus {
+            album_id: album.id,
+            state: self.state(&album),
+            manage_url: format!("/manage/albums/{}", album.id),
+            name: album.name,
+        })
+    }
+}

@@ -1,0 +1,49 @@
+//! The folder's visitor policy and its cover. Both are allowed in any
+//! state (private, taken down, publishing disabled) and re-render nothing.
+
+use super::policy::{Policy, PolicyPatch};
+use super::{Sharing, SharingDto};
+use crate::images::dto::eligibility;
+use crate::{Error, Result};
+use uuid::Uuid;
+
+impl Sharing {
+    pub async fn set_policy(
+        &self,
+        owner: Uuid,
+        album: Uuid,
+        patch: PolicyPatch,
+    ) -> Result<SharingDto> {
+        let mut row = self.owned(owner, album).await?;
+        let policy = patch.apply(Policy::parse(&row.policy))?;
+        row.policy = policy.to_json()?;
+        self.repo.set_policy(row.id, &row.policy).await?;
+        self.dto(row).await
+    }
+
+    /// `None` restores the automatic choice; a photo must be one of the
+    /// folder's and visible to visitors.
+    pub async fn set_cover(
+        &self,
+        owner: Uuid,
+        album: Uuid,
+        image: Option<Uuid>,
+    ) -> Result<SharingDto> {
+        let mut row = self.owned(owner, album).await?;
+        if let Some(id) = image {
+            let photo = self.repo.image(Some(owner), id).await?;
+            let photo = photo
+                .filter(|p| p.album_id == row.id)
+                .ok_or(Error::NotFound)?;
+            if eligibility(&photo) != "visible" {
+                return Err(Error::invalid(
+                    "image_id",
+                    "only a photo visitors can see may be the cover",
+                ));
+            }
+        }
+        self.repo.set_cover(row.id, image).await?;
+        row.cover_image_id = image;
+        self.dto(row).await
+    }
+}

@@ -1,0 +1,68 @@
+//! The visitor markup, rendered by askama (every value escaped). The grid
+//! fragment is what `album.preview` returns and what the pages embed.
+
+use super::view::PhotoView;
+use crate::{Error, Result};
+use askama::Template;
+
+/// Served at `/static/lightbox.css`; pages need no inline style or script.
+pub const STYLESHEET: &str = include_str!("../../templates/lightbox.css");
+pub const STYLESHEET_PATH: &str = "/static/lightbox.css";
+
+#[derive(Template)]
+#[template(path = "grid.html")]
+pub struct Grid<'a> {
+    pub photos: &'a [PhotoView],
+    pub download: bool,
+    pub first_page: bool,
+    pub next_after: &'a str,
+}
+
+#[derive(Template)]
+#[template(path = "album.html")]
+pub struct AlbumPage<'a> {
+    pub name: &'a str,
+    pub description: &'a str,
+    pub stylesheet: &'a str,
+    pub noindex: bool,
+    pub og_image: Option<&'a str>,
+    pub feed_url: Option<&'a str>,
+    pub cover: Option<&'a str>,
+    pub cover_focus: &'a str,
+    pub download_url: Option<&'a str>,
+    pub grid: &'a str,
+}
+
+pub struct FeedEntry {
+    pub id: String,
+    pub title: String,
+    pub updated: String,
+    /// Markup for `<content type="html">`; the template escapes it once more.
+    pub html: String,
+}
+
+#[derive(Template)]
+#[template(path = "feed.xml")]
+pub struct Feed<'a> {
+    pub name: &'a str,
+    pub description: &'a str,
+    pub page_url: &'a str,
+    pub self_url: &'a str,
+    pub updated: &'a str,
+    pub entries: &'a [FeedEntry],
+}
+
+#[derive(Template)]
+#[template(
+    source = "<p><img src=\"{{ src }}\" alt=\"{{ title }}\"></p>{% if !description.is_empty() %}<p>{{ description }}</p>{% endif %}",
+    ext = "html"
+)]
+pub struct FeedContent<'a> {
+    pub src: &'a str,
+    pub title: &'a str,
+    pub description: &'a str,
+}
+
+pub fn render(t: &impl Template) -> Result<String> {
+    t.render().map_err(|e| Error::Internal(e.into()))
+}

@@ -1,0 +1,94 @@
+//! sharingStatsDTO, counted with the same rules the visitor pages apply.
+
+use super::policy::Policy;
+use crate::db::ImageRow;
+use crate::images::dto::{eligibility, ExifVisibility};
+use crate::render::exif::ExifInfo;
+use serde::Serialize;
+
+#[derive(Debug, Default, Clone, Serialize, PartialEq, Eq)]
+pub struct Breakdown {
+    pub processing: i64,
+    pub failed: i64,
+    pub too_small: i64,
+    pub taken_down: i64,
+}
+
+/// Of the visible photos that carry a group: how many allow it (`visible`)
+/// and how many have it switched off on the photo (`disabled_on_photo`).
+#[derive(Debug, Default, Clone, Serialize, PartialEq, Eq)]
+pub struct Group {
+    pub visible: i64,
+    pub disabled_on_photo: i64,
+}
+
+#[derive(Debug, Default, Clone, Serialize, PartialEq, Eq)]
+pub struct ExifStats {
+    pub location: Group,
+    pub date: Group,
+    pub camera: Group,
+}
+
+#[derive(Debug, Default, Clone, Serialize, PartialEq, Eq)]
+pub struct Stats {
+    pub visible: i64,
+    pub total: i64,
+    pub breakdown: Breakdown,
+    pub exif: ExifStats,
+    /// Visible photos with a title or a description.
+    pub captioned: i64,
+    /// Visible photos whose location visitors actually see (photo and
+    /// policy both allow it).
+    pub exposing_location: i64,
+}
+
+fn count(g: &mut Group, has: bool, allowed: bool) {
+    match (has, allowed) {
+        (true, true) => g.visible += 1,
+        (true, false) => g.disabled_on_photo += 1,
+        _ => {}
+    }
+}
+
+pub fn stats(images: &[ImageRow], policy: &Policy) -> Stats {
+    let mut s = Stats {
+        total: images.len() as i64,
+        ..Default::default()
+    };
+    for image in images {
+        match eligibility(image) {
+            "visible" => {}
+            "processing" => {
+                s.breakdown.processing += 1;
+                continue;
+            }
+            "failed" => {
+                s.breakdown.failed += 1;
+                continue;
+            }
+            "too_small" => {
+                s.breakdown.too_small += 1;
+                continue;
+            }
+            _ => {
+                s.breakdown.taken_down += 1;
+                continue;
+            }
+        }
+        s.visible += 1;
+        let exif: ExifInfo = serde_json::from_str(&image.exif).unwrap_or_else(|_| ExifInfo::none());
+        let allowed: ExifVisibility =
+            serde_json::from_str(&image.exif_visibility).unwrap_or_default();
+        let has_camera = exif.camera_make.is_some() || exif.camera_model.is_some();
+        count(&mut s.exif.location, exif.gps.is_some(), allowed.gps);
+        count(&mut s.exif.date, exif.taken_at.is_some(), allowed.datetime);
+        count(&mut s.exif.camera, has_camera, allowed.camera);
+        if exif.gps.is_some() && allowed.gps && policy.show_location {
+            s.exposing_location += 1;
+        }
+        if !image.title.trim().is_empty() || !image.description.trim().is_empty() {
+            s.captioned += 1;
+        }
+    }
+    s
+}
