@@ -3,7 +3,8 @@
 # end-to-end suite against the real binaries on SQLite and on PostgreSQL.
 #
 # Needs: the Rust toolchain, and PostgreSQL on 127.0.0.1:5432 with trust auth
-# (override with LIGHTBOX_TEST_POSTGRES=postgres://user@host:port).
+# (override with LIGHTBOX_TEST_POSTGRES=postgres://user@host:port). Installs
+# Debian's chromium package for the browser test when it is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,6 +14,17 @@ pg_host="${pg_hostport%%:*}"
 pg_port="${pg_hostport##*:}"
 
 step() { printf '\n== %s\n' "$*"; }
+
+step "headless Chromium for the browser test"
+if [ ! -x /usr/bin/chromium ]; then
+    as_root=""
+    [ "$(id -u)" -eq 0 ] || as_root="sudo"
+    export DEBIAN_FRONTEND=noninteractive
+    $as_root apt-get install -y -q chromium || {
+        $as_root apt-get update -q && $as_root apt-get install -y -q chromium
+    }
+fi
+/usr/bin/chromium --version
 
 step "format"
 cargo fmt --all -- --check

@@ -41,7 +41,7 @@ fn main() {
             s.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(bytes) = jobs.get(i) else { break };
-                let decoded = pipeline::decode(bytes, 200_000_000).expect("decode");
+                let decoded = pipeline::decode(bytes, 200_000_000, &presets).expect("decode");
                 let out = pipeline::render_all(&decoded, &presets).expect("render");
                 assert_eq!(out.len(), presets.len());
             });

@@ -9,7 +9,7 @@ fn main() {
         let bytes = std::fs::read(&path).expect("read");
         let t0 = Instant::now();
         let exif = ExifInfo::from_container(&bytes);
-        let decoded = pipeline::decode(&bytes, 200_000_000).expect("decode");
+        let decoded = pipeline::decode(&bytes, 200_000_000, &default_presets()).expect("decode");
         let t1 = Instant::now();
         let out = pipeline::render_all(&decoded, &default_presets()).expect("render");
         let t2 = Instant::now();

@@ -103,7 +103,7 @@ impl Renderer {
             let original = self.store.get_bytes(&image.original_key).await?;
             let max_pixels = self.max_pixels;
             let rendered = tokio::task::spawn_blocking(move || {
-                let decoded = pipeline::decode(&original, max_pixels)?;
+                let decoded = pipeline::decode(&original, max_pixels, &specs)?;
                 pipeline::render_all(&decoded, &specs)
             })
             .await

@@ -22,6 +22,9 @@ pub struct Decoded {
     pub width: u32,
     pub height: u32,
     pub alpha: bool,
+    /// The original's oriented size. Renders are planned against it, so a
+    /// JPEG shrunk on load gives the same geometry as a full decode.
+    pub source: (u32, u32),
 }
 
 pub struct Output {
@@ -32,9 +35,19 @@ pub struct Output {
     pub bytes: Vec<u8>,
 }
 
-/// Decodes with a memory ceiling derived from `max_pixels`, so even a file
-/// that lied its way past the header checks cannot allocate without bound.
-pub fn decode(bytes: &[u8], max_pixels: u64) -> Result<Decoded, RenderError> {
+/// Decodes once for every render in `specs`. A JPEG whose largest render
+/// needs far fewer pixels is shrunk in the DCT while decoding (see
+/// `shrink`); anything else is decoded whole, with a memory ceiling derived
+/// from `max_pixels`, so even a file that lied its way past the header
+/// checks cannot allocate without bound.
+pub fn decode(bytes: &[u8], max_pixels: u64, specs: &[CropSpec]) -> Result<Decoded, RenderError> {
+    if let Some(decoded) = super::shrink::decode_jpeg(bytes, specs)? {
+        return Ok(decoded);
+    }
+    decode_whole(bytes, max_pixels)
+}
+
+fn decode_whole(bytes: &[u8], max_pixels: u64) -> Result<Decoded, RenderError> {
     let err = |e: image::ImageError| RenderError::Decode(e.to_string());
     let mut reader = image::ImageReader::new(Cursor::new(bytes))
         .with_guessed_format()
@@ -64,12 +77,13 @@ pub fn decode(bytes: &[u8], max_pixels: u64) -> Result<Decoded, RenderError> {
         width,
         height,
         alpha,
+        source: (width, height),
     })
 }
 
 /// Converts pixels tagged with an ICC profile to sRGB; an unreadable profile
 /// leaves them as they are (the common case is sRGB already).
-fn to_srgb(icc: &[u8], pixels: &mut [u8], alpha: bool) {
+pub(super) fn to_srgb(icc: &[u8], pixels: &mut [u8], alpha: bool) {
     let Some(source) = qcms::Profile::new_from_slice(icc, false) else {
         return;
     };
@@ -86,7 +100,7 @@ fn to_srgb(icc: &[u8], pixels: &mut [u8], alpha: bool) {
 }
 
 fn resize(src: &Decoded, spec: &CropSpec) -> Result<(Vec<u8>, u32, u32), RenderError> {
-    let g = plan(src.width, src.height, spec);
+    let g = plan(src.source.0, src.source.1, spec);
     let kind = if src.alpha {
         fr::PixelType::U8x4
     } else {
@@ -96,7 +110,11 @@ fn resize(src: &Decoded, spec: &CropSpec) -> Result<(Vec<u8>, u32, u32), RenderE
     let view = fr::images::ImageRef::new(src.width, src.height, &src.pixels, kind)
         .map_err(|e| fail(&e))?;
     let mut out = fr::images::Image::new(g.resized.0, g.resized.1, kind);
+    // The plan is in the original's pixels; map its crop onto the decoded ones.
+    let sx = src.width as f64 / src.source.0.max(1) as f64;
+    let sy = src.height as f64 / src.source.1.max(1) as f64;
     let (left, top, w, h) = g.source;
+    let (left, top, w, h) = (left * sx, top * sy, w * sx, h * sy);
     let options = fr::ResizeOptions::new()
         .resize_alg(fr::ResizeAlg::Convolution(fr::FilterType::Lanczos3))
         .crop(left, top, w, h);
@@ -246,6 +264,7 @@ mod tests {
             width: w,
             height: h,
             alpha,
+            source: (w, h),
         }
     }
 

@@ -1,0 +1,136 @@
+//! JPEG shrink-on-load: decoding at 1/2, 1/4 or 1/8 scale in the DCT when
+//! the largest render needs far fewer pixels than the original has. Like
+//! libvips, it shrinks only while at least 2x headroom remains for the
+//! final Lanczos resize, so quality is that of a full decode.
+
+use super::exif::ExifInfo;
+use super::pipeline::{to_srgb, Decoded, RenderError};
+use super::spec::{plan, CropSpec};
+use image::metadata::Orientation;
+use image::{DynamicImage, GrayImage, RgbImage};
+use jpeg_decoder::{Decoder, PixelFormat};
+use std::io::Cursor;
+
+/// Headroom kept between the shrunk decode and the largest render.
+const HEADROOM: f64 = 2.0;
+
+/// The DCT scale denominator (1, 2, 4 or 8) for an oriented original of
+/// `w` x `h` rendered into `specs`.
+pub fn denominator(w: u32, h: u32, specs: &[CropSpec]) -> u32 {
+    let mut ratio: f64 = 0.0;
+    for spec in specs {
+        let g = plan(w, h, spec);
+        let (_, _, sw, sh) = g.source;
+        let rx = g.resized.0 as f64 / sw.max(1.0);
+        let ry = g.resized.1 as f64 / sh.max(1.0);
+        ratio = ratio.max(rx).max(ry);
+    }
+    [8, 4, 2]
+        .into_iter()
+        .find(|d| ratio > 0.0 && 1.0 / *d as f64 >= HEADROOM * ratio)
+        .unwrap_or(1)
+}
+
+/// A shrunk decode, or `None` when the file is no JPEG, needs every pixel,
+/// or has a pixel format this path does not take (CMYK, 16-bit): those go
+/// the whole-decode way.
+pub fn decode_jpeg(bytes: &[u8], specs: &[CropSpec]) -> Result<Option<Decoded>, RenderError> {
+    if !bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
+        return Ok(None);
+    }
+    let fail = |e: jpeg_decoder::Error| RenderError::Decode(e.to_string());
+    let mut d = Decoder::new(Cursor::new(bytes));
+    d.read_info().map_err(fail)?;
+    let Some(info) = d.info() else {
+        return Ok(None);
+    };
+    if !matches!(info.pixel_format, PixelFormat::RGB24 | PixelFormat::L8) {
+        return Ok(None);
+    }
+    let exif = ExifInfo::from_container(bytes);
+    let (w, h) = (info.width as u32, info.height as u32);
+    let oriented = if exif.swaps_axes() { (h, w) } else { (w, h) };
+    let denom = denominator(oriented.0, oriented.1, specs);
+    if denom == 1 {
+        return Ok(None);
+    }
+    let want_w = info.width.div_ceil(denom as u16);
+    let want_h = info.height.div_ceil(denom as u16);
+    let (sw, sh) = d.scale(want_w, want_h).map_err(fail)?;
+    let pixels = d.decode().map_err(fail)?;
+    let (sw, sh) = (sw as u32, sh as u32);
+    let bad = || RenderError::Decode("the decoded size does not match".into());
+    let mut img = match info.pixel_format {
+        PixelFormat::L8 => {
+            DynamicImage::ImageLuma8(GrayImage::from_raw(sw, sh, pixels).ok_or_else(bad)?)
+        }
+        _ => DynamicImage::ImageRgb8(RgbImage::from_raw(sw, sh, pixels).ok_or_else(bad)?),
+    };
+    if let Some(o) = Orientation::from_exif(exif.orientation.min(255) as u8) {
+        img.apply_orientation(o);
+    }
+    let (width, height) = (img.width(), img.height());
+    let mut pixels = img.into_rgb8().into_raw();
+    if let Some(icc) = d.icc_profile() {
+        to_srgb(&icc, &mut pixels, false);
+    }
+    Ok(Some(Decoded {
+        pixels,
+        width,
+        height,
+        alpha: false,
+        source: oriented,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::spec::{default_presets, Format, Mode};
+
+    fn only(code: &str, width: u32, height: u32) -> Vec<CropSpec> {
+        vec![CropSpec {
+            code: code.into(),
+            width,
+            height,
+            mode: Mode::Fit,
+            format: Format::Webp,
+            quality: 80,
+        }]
+    }
+
+    #[test]
+    fn keeps_two_x_headroom_like_libvips() {
+        // 2048 wide from 6028: only 2.9x, so no shrink.
+        assert_eq!(denominator(6028, 3391, &default_presets()), 1);
+        // 400 wide from 6000: 15x; 1/4 leaves 1500 >= 2 x 400 (1/8 would not).
+        assert_eq!(denominator(6000, 4000, &only("s", 400, 0)), 4);
+        assert_eq!(denominator(6400, 4000, &only("s", 400, 0)), 8);
+        assert_eq!(denominator(800, 600, &only("s", 400, 0)), 1);
+        assert_eq!(denominator(6000, 4000, &[]), 1);
+    }
+
+    fn jpeg(w: u32, h: u32) -> Vec<u8> {
+        let img = RgbImage::from_fn(w, h, |x, y| {
+            image::Rgb([(x % 256) as u8, (y % 256) as u8, 90])
+        });
+        let mut out = Vec::new();
+        DynamicImage::ImageRgb8(img)
+            .write_to(&mut Cursor::new(&mut out), image::ImageFormat::Jpeg)
+            .unwrap();
+        out
+    }
+
+    #[test]
+    fn shrunk_decode_renders_the_same_geometry() {
+        let bytes = jpeg(3200, 2000);
+        let specs = only("s", 400, 0);
+        let d = decode_jpeg(&bytes, &specs).unwrap().expect("shrunk");
+        assert_eq!((d.width, d.height, d.source), (800, 500, (3200, 2000)));
+        let out = super::super::pipeline::render_all(&d, &specs).unwrap();
+        assert_eq!((out[0].width, out[0].height), (400, 250));
+        // Nothing to gain: the full decode path.
+        assert!(decode_jpeg(&bytes, &only("s", 2000, 0)).unwrap().is_none());
+        assert!(decode_jpeg(b"\x89PNG", &specs).unwrap().is_none());
+    }
+}
