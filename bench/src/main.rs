@@ -2,6 +2,8 @@
 //! at a time (default 2: both cores busy), `ROUNDS` times over, through the
 //! same `decode` + `render_all` the render workers run. Prints one JSON line:
 //! images, seconds, images per second, and the process's peak RSS.
+//! `ONLY=thumb,small` keeps only those presets; `SHRINK=0` turns JPEG
+//! shrink-on-load off, to measure what it gains.
 
 use lightbox_core::render::pipeline;
 use lightbox_core::render::spec::default_presets;
@@ -33,7 +35,12 @@ fn main() {
     let jobs: Vec<&[u8]> = (0..rounds)
         .flat_map(|_| files.iter().map(Vec::as_slice))
         .collect();
-    let presets = default_presets();
+    let only = std::env::var("ONLY").unwrap_or_default();
+    let presets: Vec<_> = default_presets()
+        .into_iter()
+        .filter(|p| only.is_empty() || only.split(',').any(|c| c == p.code))
+        .collect();
+    let shrink = env("SHRINK", 1) == 1;
     let next = AtomicUsize::new(0);
     let started = Instant::now();
     std::thread::scope(|s| {
@@ -41,7 +48,12 @@ fn main() {
             s.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(bytes) = jobs.get(i) else { break };
-                let decoded = pipeline::decode(bytes, 200_000_000, &presets).expect("decode");
+                let decoded = if shrink {
+                    pipeline::decode(bytes, 200_000_000, &presets)
+                } else {
+                    pipeline::decode_whole(bytes, 200_000_000)
+                };
+                let decoded = decoded.expect("decode");
                 let out = pipeline::render_all(&decoded, &presets).expect("render");
                 assert_eq!(out.len(), presets.len());
             });
@@ -49,7 +61,8 @@ fn main() {
     });
     let secs = started.elapsed().as_secs_f64();
     println!(
-        "{{\"tool\":\"lightbox\",\"images\":{},\"seconds\":{secs:.3},\"images_per_s\":{:.3},\"peak_rss_mib\":{:.1}}}",
+        "{{\"tool\":\"lightbox\",\"presets\":\"{}\",\"shrink\":{shrink},\"images\":{},\"seconds\":{secs:.3},\"images_per_s\":{:.3},\"peak_rss_mib\":{:.1}}}",
+        if only.is_empty() { "all" } else { &only },
         jobs.len(),
         jobs.len() as f64 / secs,
         peak_rss_kib() as f64 / 1024.0

@@ -334,3 +334,87 @@ async fn publishing_disabled_by_the_server() {
     .await;
     set_mode(&srv, &t, &a, json!({"mode": "private"})).await;
 }
+
+/// Every sharing method: 2001 for another owner's folder, 2002 for a
+/// malformed id, 1003 for a read-only token on the ones that change things.
+#[tokio::test]
+async fn error_codes_of_every_sharing_method() {
+    let srv = Server::start();
+    let t = srv.admin_token().await;
+    let other = srv.user("other@example.com", "other-password-1").await;
+    let a = folder(&srv, &t, "Mine").await;
+    let ro = srv
+        .ok(
+            Some(&t),
+            "token.create",
+            json!({"name": "ro", "scopes": ["read"]}),
+        )
+        .await;
+    let ro = ro["token"].as_str().unwrap().to_owned();
+    let calls: [(&str, Value, bool); 9] = [
+        ("album.sharing.get", json!({}), false),
+        ("album.sharing.setPolicy", json!({"feed": true}), true),
+        ("album.sharing.setMode", json!({"mode": "unlisted"}), true),
+        ("album.sharing.republish", json!({}), true),
+        ("album.sharing.resetToken", json!({}), true),
+        ("album.alias.release", json!({"alias": "some-alias"}), true),
+        ("album.cover.set", json!({"image_id": null}), true),
+        ("album.preview", json!({}), false),
+        (
+            "album.crop.set",
+            json!({"code": "sq", "width": 10, "height": 10}),
+            true,
+        ),
+    ];
+    for (method, extra, writes) in calls {
+        let with = |album: Value| {
+            let mut p = extra.clone();
+            p["album_id"] = album;
+            p
+        };
+        assert_eq!(
+            srv.code(Some(&other), method, with(a.clone())).await,
+            2001,
+            "{method}"
+        );
+        assert_eq!(
+            srv.code(Some(&t), method, with(json!("not-a-uuid"))).await,
+            2002,
+            "{method}"
+        );
+        if writes {
+            assert_eq!(
+                srv.code(Some(&ro), method, with(a.clone())).await,
+                1003,
+                "{method}"
+            );
+        }
+        assert_eq!(
+            srv.code(None, method, with(a.clone())).await,
+            1001,
+            "{method}"
+        );
+    }
+    assert_eq!(
+        srv.code(
+            Some(&t),
+            "album.preview",
+            json!({"album_id": a, "after": "%%%"})
+        )
+        .await,
+        2002
+    );
+    assert_eq!(
+        srv.code(
+            Some(&t),
+            "album.alias.check",
+            json!({"alias": "x".repeat(300)})
+        )
+        .await,
+        2002
+    );
+    assert_eq!(
+        srv.code(Some(&t), "album.alias.check", json!({})).await,
+        2002
+    );
+}

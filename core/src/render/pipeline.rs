@@ -47,7 +47,8 @@ pub fn decode(bytes: &[u8], max_pixels: u64, specs: &[CropSpec]) -> Result<Decod
     decode_whole(bytes, max_pixels)
 }
 
-fn decode_whole(bytes: &[u8], max_pixels: u64) -> Result<Decoded, RenderError> {
+/// A full decode, never shrunk (the benchmark compares against it).
+pub fn decode_whole(bytes: &[u8], max_pixels: u64) -> Result<Decoded, RenderError> {
     let err = |e: image::ImageError| RenderError::Decode(e.to_string());
     let mut reader = image::ImageReader::new(Cursor::new(bytes))
         .with_guessed_format()
