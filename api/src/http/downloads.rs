@@ -103,19 +103,7 @@ pub async fn archive(
         Err(e @ Error::DownloadNotReady { .. }) => return error(StatusCode::CONFLICT, &e),
         Err(e) => return super::errors::from_error(e),
     };
-    let body = Body::from_stream(ReceiverStream::new(archive::stream(
-        state.store.clone(),
-        entries,
-    )));
-    let headers = [
-        (header::CONTENT_TYPE, "application/zip".to_owned()),
-        (
-            header::CONTENT_DISPOSITION,
-            format!("attachment; filename=\"image-{id}.zip\""),
-        ),
-        (header::CACHE_CONTROL, "no-store".to_owned()),
-    ];
-    (StatusCode::OK, headers, body).into_response()
+    zip_response(&state, entries, &format!("image-{id}.zip"))
 }
 
 /// `GET`/`HEAD /api/v1/albums/{id}/download?token=…`: a zip of the folder's
@@ -136,6 +124,12 @@ pub async fn album(
         Err(e @ Error::DownloadNotReady { .. }) => return error(StatusCode::CONFLICT, &e),
         Err(e) => return super::errors::from_error(e),
     };
+    zip_response(&state, entries, &format!("album-{id}-{variant}.zip"))
+}
+
+/// A zip of `entries` streamed from the blob store as it is written; never
+/// cached, never sending a referrer on.
+pub(crate) fn zip_response(state: &AppState, entries: Vec<archive::Entry>, name: &str) -> Response {
     let body = Body::from_stream(ReceiverStream::new(archive::stream(
         state.store.clone(),
         entries,
@@ -144,9 +138,10 @@ pub async fn album(
         (header::CONTENT_TYPE, "application/zip".to_owned()),
         (
             header::CONTENT_DISPOSITION,
-            format!("attachment; filename=\"album-{id}-{variant}.zip\""),
+            format!("attachment; filename=\"{name}\""),
         ),
         (header::CACHE_CONTROL, "private, no-store".to_owned()),
+        (header::REFERRER_POLICY, "no-referrer".to_owned()),
     ];
     (StatusCode::OK, headers, body).into_response()
 }

@@ -4,27 +4,21 @@
 //! `lightbox_core::sharing`; this module adds the headers. Anything not
 //! live is the same bare 404.
 
+use super::downloads::zip_response;
 use super::pages::{csp, not_found};
 use crate::state::AppState;
-use axum::body::Body;
 use axum::extract::{Path, Query, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use lightbox_core::archive;
 use lightbox_core::sharing::html::STYLESHEET;
 use lightbox_core::sharing::visitors::{Address, Visit};
 use lightbox_core::Error;
 use serde::Deserialize;
-use tokio_stream::wrappers::ReceiverStream;
 use uuid::Uuid;
 
 #[derive(Deserialize)]
 pub struct Paging {
     after: Option<String>,
-}
-
-fn by_alias(alias: String) -> Address {
-    Address::Alias(alias)
 }
 
 fn by_album(id: String) -> Option<Address> {
@@ -122,20 +116,7 @@ async fn zip(state: AppState, address: Option<Address>) -> Response {
         Err(Error::NotFound) => return not_found(),
         Err(e) => return super::errors::from_error(e),
     };
-    let body = Body::from_stream(ReceiverStream::new(archive::stream(
-        state.store.clone(),
-        entries,
-    )));
-    let headers = [
-        (header::CONTENT_TYPE, "application/zip"),
-        (
-            header::CONTENT_DISPOSITION,
-            "attachment; filename=\"photos.zip\"",
-        ),
-        (header::CACHE_CONTROL, "no-store"),
-        (header::REFERRER_POLICY, "no-referrer"),
-    ];
-    (StatusCode::OK, headers, body).into_response()
+    zip_response(&state, entries, "photos.zip")
 }
 
 pub async fn shared(
@@ -157,15 +138,15 @@ pub async fn alias(
     Query(q): Query<Paging>,
 ) -> Response {
     let base = format!("/a/{alias}");
-    page(state, Some(by_alias(alias)), base, q.after).await
+    page(state, Some(Address::Alias(alias)), base, q.after).await
 }
 
 pub async fn alias_feed(State(state): State<AppState>, Path(alias): Path<String>) -> Response {
-    feed(state, Some(by_alias(alias))).await
+    feed(state, Some(Address::Alias(alias))).await
 }
 
 pub async fn alias_zip(State(state): State<AppState>, Path(alias): Path<String>) -> Response {
-    zip(state, Some(by_alias(alias))).await
+    zip(state, Some(Address::Alias(alias))).await
 }
 
 pub async fn album(

@@ -1,6 +1,7 @@
 //! `album.*` (folders): create, read, change, delete, order, crop rules,
 //! owner lookups and zip downloads. Publication is in `sharing`.
 
+use super::account::Nothing;
 use super::dispatch::Ctx;
 use super::images::LinkResult;
 use lightbox_core::albums::{AlbumDto, Items, JobResult};
@@ -37,10 +38,6 @@ pub async fn get(ctx: Ctx, p: Id) -> Result<AlbumDto> {
     let id = ids::parse("id", &p.id)?;
     ctx.state.albums.get(ctx.caller()?.user_id, id).await
 }
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Nothing {}
 
 pub async fn list(ctx: Ctx, _: Nothing) -> Result<Items<AlbumDto>> {
     ctx.state.albums.list(ctx.caller()?.user_id).await
@@ -128,20 +125,7 @@ pub async fn crop_delete(ctx: Ctx, p: CropDelete) -> Result<JobResult> {
     ctx.state.albums.delete_crop(owner, album, &p.code).await
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Lookup {
-    id: Option<String>,
-    alias: Option<String>,
-    token: Option<String>,
-}
-
-pub async fn owner_status(ctx: Ctx, p: Lookup) -> Result<OwnerStatus> {
-    let q = OwnerLookup {
-        id: p.id,
-        alias: p.alias,
-        token: p.token,
-    };
+pub async fn owner_status(ctx: Ctx, q: OwnerLookup) -> Result<OwnerStatus> {
     ctx.state
         .sharing
         .owner_status(ctx.caller()?.user_id, q)

@@ -4,11 +4,11 @@
 
 use super::Albums;
 use crate::archive::Entry;
+use crate::db::ImageRow;
 use crate::images::downloads::{FULL, SCREEN};
-use crate::images::dto::eligibility;
 use crate::renders::PROCESSING;
-use crate::sharing::policy::Policy;
-use crate::sharing::view::best_render;
+use crate::sharing::view::zip_entries;
+use crate::sharing::Folder;
 use crate::{Error, Result};
 use uuid::Uuid;
 
@@ -29,29 +29,17 @@ impl Albums {
                 state: "unavailable",
             });
         }
-        let mut images = self.repo.album_images(album).await?;
-        Policy::parse(&row.policy).sort(&mut images);
-        let processing = images.iter().any(|i| i.status == PROCESSING);
-        images.retain(|i| eligibility(i) == "visible");
-        let ids: Vec<Uuid> = images.iter().map(|i| i.id).collect();
+        let folder = Folder::load(&self.repo, row).await?;
+        let processing = folder.images.iter().any(|i| i.status == PROCESSING);
+        let visible: Vec<&ImageRow> = folder.visible().collect();
         let renders = match variant {
-            SCREEN => self.repo.renders_of(&ids).await?,
+            SCREEN => {
+                let ids: Vec<Uuid> = visible.iter().map(|i| i.id).collect();
+                self.repo.renders_of(&ids).await?
+            }
             _ => Vec::new(),
         };
-        let mut entries = Vec::with_capacity(images.len());
-        for (n, image) in images.iter().enumerate() {
-            let (key, ext) = match variant {
-                FULL => (image.original_key.clone(), image.format.clone()),
-                _ => match best_render(image, &renders)? {
-                    Some(found) => found,
-                    None => continue,
-                },
-            };
-            entries.push(Entry {
-                name: format!("{:03}-{}.{ext}", n + 1, image.id),
-                key,
-            });
-        }
+        let entries = zip_entries(&visible, &renders, variant == FULL);
         if entries.is_empty() {
             let state = if processing {
                 "preparing"

@@ -105,10 +105,10 @@ impl Albums {
     }
 
     pub async fn get(&self, owner: Uuid, id: Uuid) -> Result<AlbumDto> {
-        self.repo.default_album(owner, time::now_ms()).await?;
         Ok(AlbumDto::from(&self.owned(owner, id).await?))
     }
 
+    /// Accounts made before folders existed get their default folder here.
     pub async fn list(&self, owner: Uuid) -> Result<Items<AlbumDto>> {
         self.repo.default_album(owner, time::now_ms()).await?;
         let rows = self.repo.albums_of(owner).await?;

@@ -5,6 +5,7 @@ use super::Images;
 use crate::db::{CropAdd, ImageChange};
 use crate::render::spec::CropSpec;
 use crate::renders::spec_json;
+use crate::sharing::state_of;
 use crate::validate::{char_len_between, Checks};
 use crate::{time, Error, Result};
 use serde::Deserialize;
@@ -206,9 +207,8 @@ impl Images {
             return public_image(&image, &renders, &self.image_host);
         }
         let album = self.repo.album(None, image.album_id).await?;
-        let published = album
-            .filter(|a| self.server_publishing && a.mode != "private" && a.taken_down_at.is_none());
-        let album = published.ok_or(Error::NotFound)?;
+        let live = album.filter(|a| state_of(a, self.server_publishing) == "live");
+        let album = live.ok_or(Error::NotFound)?;
         if super::dto::eligibility(&image) != "visible" {
             return Err(Error::NotFound);
         }

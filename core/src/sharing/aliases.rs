@@ -104,6 +104,7 @@ pub struct CheckResult {
 
 /// `album.ownerStatus`: exactly one of the three.
 #[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct OwnerLookup {
     pub id: Option<String>,
     pub alias: Option<String>,

@@ -118,16 +118,36 @@ impl Folder {
     }
 }
 
-impl Sharing {
-    pub async fn folder(&self, album: AlbumRow) -> Result<Folder> {
+impl Folder {
+    /// The folder's photos, in its policy's order.
+    pub async fn load(repo: &DynRepo, album: AlbumRow) -> Result<Folder> {
         let policy = Policy::parse(&album.policy);
-        let mut images = self.repo.album_images(album.id).await?;
+        let mut images = repo.album_images(album.id).await?;
         policy.sort(&mut images);
         Ok(Folder {
             album,
             policy,
             images,
         })
+    }
+}
+
+/// sharingDTO `state`; visitors reach a folder only while it is `live`.
+pub fn state_of(album: &AlbumRow, server_publishing: bool) -> &'static str {
+    if !server_publishing {
+        "publishing_disabled"
+    } else if album.taken_down_at.is_some() {
+        "taken_down"
+    } else if album.mode == PRIVATE {
+        "private"
+    } else {
+        "live"
+    }
+}
+
+impl Sharing {
+    pub async fn folder(&self, album: AlbumRow) -> Result<Folder> {
+        Folder::load(&self.repo, album).await
     }
 
     pub async fn owned(&self, owner: Uuid, album: Uuid) -> Result<AlbumRow> {
@@ -137,17 +157,8 @@ impl Sharing {
             .ok_or(Error::NotFound)
     }
 
-    /// sharingDTO `state`.
     pub fn state(&self, album: &AlbumRow) -> &'static str {
-        if !self.server_publishing {
-            "publishing_disabled"
-        } else if album.taken_down_at.is_some() {
-            "taken_down"
-        } else if album.mode == PRIVATE {
-            "private"
-        } else {
-            "live"
-        }
+        state_of(album, self.server_publishing)
     }
 
     /// Whether visitors reach the folder at all.

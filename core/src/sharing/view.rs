@@ -2,6 +2,7 @@
 //! that both the photo and (for folders) the policy allow.
 
 use super::policy::Policy;
+use crate::archive::Entry;
 use crate::db::{ImageRow, RenderRow};
 use crate::images::dto::{render_dto, visible_exif, ExifVisibility, PublicExif, RenderDto};
 use crate::render::exif::ExifInfo;
@@ -85,7 +86,6 @@ pub struct PhotoView {
     pub height: u32,
     /// The largest whole-frame render.
     pub full: String,
-    pub full_width: u32,
     pub facts: Vec<(&'static str, String)>,
     pub created_at: i64,
 }
@@ -125,7 +125,6 @@ pub fn photo_view(
         width: grid.width,
         height: grid.height,
         full: full.url.clone(),
-        full_width: full.width,
         facts: facts(&folder_exif(image, policy)),
         created_at: image.created_at,
     }))
@@ -133,7 +132,7 @@ pub fn photo_view(
 
 /// The blob key and extension of the largest produced whole-frame render
 /// (any produced render when none shows the whole frame).
-pub fn best_render(image: &ImageRow, renders: &[RenderRow]) -> Result<Option<(String, String)>> {
+pub fn best_render(image: &ImageRow, renders: &[RenderRow]) -> Option<(String, String)> {
     let aspect = image.width as f64 / image.height.max(1) as f64;
     let produced = renders.iter().filter(|r| {
         r.image_id == image.id && r.produced_version == Some(r.version) && r.blob_key.is_some()
@@ -149,10 +148,29 @@ pub fn best_render(image: &ImageRow, renders: &[RenderRow]) -> Result<Option<(St
         .clone()
         .filter(whole)
         .max_by_key(|r| r.width)
-        .or_else(|| produced.max_by_key(|r| r.width));
-    Ok(best.and_then(|r| {
-        let key = r.blob_key.clone()?;
-        let ext = key.rsplit('.').next().unwrap_or("bin").to_owned();
-        Some((key, ext))
-    }))
+        .or_else(|| produced.max_by_key(|r| r.width))?;
+    let key = best.blob_key.clone()?;
+    let ext = key.rsplit('.').next().unwrap_or("bin").to_owned();
+    Some((key, ext))
+}
+
+/// The entries of a folder zip, in the given order, named
+/// `{n}-{photo id}.{ext}`: the originals (`full`) or the best render of
+/// each photo that has one.
+pub fn zip_entries(photos: &[&ImageRow], renders: &[RenderRow], full: bool) -> Vec<Entry> {
+    let mut entries = Vec::with_capacity(photos.len());
+    for (n, image) in photos.iter().enumerate() {
+        let found = if full {
+            Some((image.original_key.clone(), image.format.clone()))
+        } else {
+            best_render(image, renders)
+        };
+        if let Some((key, ext)) = found {
+            entries.push(Entry {
+                name: format!("{:03}-{}.{ext}", n + 1, image.id),
+                key,
+            });
+        }
+    }
+    entries
 }

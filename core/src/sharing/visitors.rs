@@ -5,7 +5,7 @@
 
 use super::html::{self, AlbumPage, Feed, FeedContent, FeedEntry, Grid};
 use super::stats::{stats, Stats};
-use super::view::{best_render, photo_view, PhotoView};
+use super::view::{photo_view, zip_entries, PhotoView};
 use super::{Folder, Sharing, PRIVATE, PUBLIC, UNLISTED};
 use crate::archive::Entry;
 use crate::auth::secrets;
@@ -271,16 +271,7 @@ impl Sharing {
         }
         let visible: Vec<&ImageRow> = folder.visible().collect();
         let renders = self.renders_of(&visible).await?;
-        let mut entries = Vec::new();
-        for (n, image) in visible.iter().enumerate() {
-            if let Some((key, ext)) = best_render(image, &renders)? {
-                entries.push(Entry {
-                    name: format!("{:03}-{}.{ext}", n + 1, image.id),
-                    key,
-                });
-            }
-        }
-        Ok(entries)
+        Ok(zip_entries(&visible, &renders, false))
     }
 }
 

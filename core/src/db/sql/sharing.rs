@@ -6,7 +6,7 @@ use crate::db::albums::*;
 use crate::Result;
 use async_trait::async_trait;
 use sqlx::any::AnyRow;
-use sqlx::{Any, Row, Transaction};
+use sqlx::{Any, Executor, Row, Transaction};
 use uuid::Uuid;
 
 const LINK_COLS: &str = "token_hash, album_id, nonce, created_at, retired_at";
@@ -119,12 +119,12 @@ async fn reactivate(tx: &mut Transaction<'_, Any>, album: Uuid) -> Result<()> {
     Ok(())
 }
 
-async fn used(tx: &mut Transaction<'_, Any>, owner: Uuid) -> Result<i64> {
+async fn used<'e>(db: impl Executor<'e, Database = Any>, owner: Uuid) -> Result<i64> {
     let row = sqlx::query(
         "SELECT COUNT(*) AS n FROM aliases WHERE owner_id = $1 AND state IN ('current', 'previous')",
     )
     .bind(owner.to_string())
-    .fetch_one(&mut **tx)
+    .fetch_one(db)
     .await?;
     Ok(row.try_get("n")?)
 }
@@ -174,7 +174,7 @@ impl SharingRepo for SqlRepo {
             }
         }
         let adds = matches!(p.aliases, AliasChange::Claim(_) | AliasChange::Reactivate);
-        if adds && used(&mut tx, p.owner_id).await? > p.alias_limit {
+        if adds && used(&mut *tx, p.owner_id).await? > p.alias_limit {
             return Ok(Published::OverQuota);
         }
         change_link(&mut tx, p).await?;
@@ -226,10 +226,7 @@ impl SharingRepo for SqlRepo {
     }
 
     async fn aliases_used(&self, owner: Uuid) -> Result<i64> {
-        let mut tx = self.pool.begin().await?;
-        let n = used(&mut tx, owner).await?;
-        tx.commit().await?;
-        Ok(n)
+        used(&self.pool, owner).await
     }
 
     async fn release_alias(&self, album: Uuid, alias: &str, hold_until: i64) -> Result<bool> {
