@@ -2,9 +2,12 @@
 # The whole test suite, as CI runs it: formatting, lints, unit tests, and the
 # end-to-end suite against the real binaries on SQLite and on PostgreSQL.
 #
-# Needs: the Rust toolchain, and PostgreSQL on 127.0.0.1:5432 with trust auth
-# (override with LIGHTBOX_TEST_POSTGRES=postgres://user@host:port). Installs
-# Debian's chromium package for the browser test when it is missing.
+# Needs: the Rust toolchain, Python 3, PostgreSQL on 127.0.0.1:5432 with trust
+# auth (override with LIGHTBOX_TEST_POSTGRES=postgres://user@host:port) and
+# NATS with JetStream on 127.0.0.1:4222. Installs what else the tests need:
+# Debian's chromium package for the browser test, and moto's S3 server from
+# PyPI (into target/tools/moto) for the cluster tests, which start and stop
+# it themselves.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,6 +29,27 @@ if [ ! -x /usr/bin/chromium ]; then
 fi
 /usr/bin/chromium --version
 
+step "S3-compatible test server (moto, from PyPI)"
+moto="target/tools/moto"
+if [ ! -x "$moto/bin/moto_server" ]; then
+    python3 -m venv "$moto"
+    "$moto/bin/pip" install -q 'moto[server]==5.2.5'
+fi
+export LIGHTBOX_TEST_MOTO="$PWD/$moto/bin/moto_server"
+"$moto/bin/python" -c 'import moto; print("moto", moto.__version__)'
+
+step "services the tests talk to"
+reachable() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
+if ! reachable "$pg_host" "$pg_port"; then
+    echo "PostgreSQL is not reachable at $pg_host:$pg_port; start it or set LIGHTBOX_TEST_POSTGRES" >&2
+    exit 1
+fi
+if ! reachable 127.0.0.1 4222; then
+    echo "NATS (with JetStream) is not reachable at 127.0.0.1:4222; start it: nats-server -js" >&2
+    exit 1
+fi
+echo "PostgreSQL at $pg_host:$pg_port, NATS at 127.0.0.1:4222"
+
 step "format"
 cargo fmt --all -- --check
 
@@ -35,13 +59,11 @@ cargo clippy --workspace --all-targets -- -D warnings
 step "build the binaries the end-to-end tests start"
 cargo build --workspace --bins
 
-step "unit and end-to-end tests (SQLite, embedded)"
-cargo test --workspace
+step "unit tests, end-to-end tests on SQLite (embedded) and the cluster tier"
+# The cluster tests (named cluster_*) run lightbox-api and lightbox-worker
+# over PostgreSQL, NATS JetStream and moto's S3 whatever the tier.
+LIGHTBOX_TEST_POSTGRES_CLUSTER="$pg" cargo test --workspace
 
-step "end-to-end tests again on PostgreSQL ($pg_host:$pg_port)"
-if ! (exec 3<>"/dev/tcp/$pg_host/$pg_port") 2>/dev/null; then
-    echo "PostgreSQL is not reachable at $pg_host:$pg_port; start it or set LIGHTBOX_TEST_POSTGRES" >&2
-    exit 1
-fi
+step "end-to-end tests again on PostgreSQL ($pg_host:$pg_port), embedded"
 # --workspace keeps the feature set of the first pass, so nothing is rebuilt.
-LIGHTBOX_TEST_POSTGRES="$pg" cargo test --workspace
+LIGHTBOX_TEST_POSTGRES="$pg" cargo test --workspace -- --skip cluster_

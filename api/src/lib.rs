@@ -10,6 +10,7 @@ pub use state::AppState;
 use axum::Router;
 use lightbox_core::accounts;
 use lightbox_core::config::Config;
+use lightbox_core::runtime::shutdown_signal;
 use std::net::SocketAddr;
 use tower_http::catch_panic::CatchPanicLayer;
 
@@ -40,42 +41,30 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
         }
     }
     let (stop, stopped) = tokio::sync::watch::channel(false);
-    let images = state.images.clone();
-    let workers = tokio::spawn(lightbox_worker::run(
-        images.renderer.clone(),
-        images.queue.clone(),
-        lightbox_worker::default_concurrency(),
-        stopped,
-    ));
-    let waiting = images.recover().await?;
-    tracing::info!(%addr, base_url = %state.base_url, waiting, "lightbox-api ready");
+    let relay = tokio::spawn(state.relay.clone().run(stopped.clone()));
+    // Embedded mode renders here; cluster mode leaves it to lightbox-worker.
+    let workers = (!state.clustered()).then(|| {
+        tokio::spawn(lightbox_worker::run(
+            state.images.renderer.clone(),
+            state.queue.clone(),
+            state.config.worker_concurrency,
+            stopped,
+        ))
+    });
+    let waiting = state.images.recover().await?;
+    tracing::info!(%addr, base_url = %state.base_url, waiting,
+        cluster = state.clustered(), "lightbox-api ready");
     println!("listening on http://{addr}");
     let service = app(state).into_make_service_with_connect_info::<SocketAddr>();
     axum::serve(listener, service)
         .with_graceful_shutdown(shutdown_signal())
         .await?;
-    // Jobs in progress finish; unstarted ones stay `processing` in the
-    // database and are enqueued again at the next start.
+    // Jobs in progress finish; unsent and unstarted work stays in the
+    // outbox and the queue, and is picked up at the next start.
     let _ = stop.send(true);
-    let _ = workers.await;
+    let _ = relay.await;
+    if let Some(workers) = workers {
+        let _ = workers.await;
+    }
     Ok(())
-}
-
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! { _ = ctrl_c => {}, _ = term => {} }
-    tracing::info!("shutting down");
 }

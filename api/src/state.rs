@@ -4,8 +4,10 @@ use lightbox_core::albums::Albums;
 use lightbox_core::auth::jwt::Signer;
 use lightbox_core::config::Config;
 use lightbox_core::db::{self, DynRepo};
+use lightbox_core::health::Dependencies;
 use lightbox_core::images::Images;
-use lightbox_core::queue::{JobQueue, MemoryQueue};
+use lightbox_core::queue::outbox::Relay;
+use lightbox_core::queue::{JobQueue, MemoryQueue, NatsQueue, NatsSettings};
 use lightbox_core::renders::Renderer;
 use lightbox_core::sharing::Sharing;
 use lightbox_core::store::BlobStore;
@@ -22,6 +24,8 @@ pub struct AppState {
     pub images: Images,
     pub albums: Albums,
     pub sharing: Sharing,
+    pub queue: Arc<dyn JobQueue>,
+    pub relay: Relay,
 }
 
 impl AppState {
@@ -31,7 +35,8 @@ impl AppState {
         let repo = db::connect(config.database_url.expose()).await?;
         let store = BlobStore::from_url(&config.storage_url)?;
         let signer = Signer::from_config(&config)?;
-        let queue: Arc<dyn JobQueue> = Arc::new(MemoryQueue::new());
+        let queue = queue(&config).await?;
+        let relay = Relay::new(repo.clone(), queue.clone());
         let renderer = Renderer {
             repo: repo.clone(),
             store: store.clone(),
@@ -41,7 +46,7 @@ impl AppState {
         let images = Images {
             repo: repo.clone(),
             store: store.clone(),
-            queue,
+            outbox: relay.waker(),
             renderer,
             image_host: config
                 .image_host
@@ -74,6 +79,37 @@ impl AppState {
             images,
             albums,
             sharing,
+            queue,
+            relay,
         })
     }
+
+    /// Cluster mode: the renders are made by `lightbox-worker` processes.
+    pub fn clustered(&self) -> bool {
+        self.config.nats_url.is_some()
+    }
+
+    pub fn dependencies(&self) -> Dependencies {
+        Dependencies {
+            repo: self.repo.clone(),
+            store: self.store.clone(),
+            queue: self.queue.clone(),
+        }
+    }
+}
+
+/// NATS JetStream when `NATS_URL` is set, else the in-process queue.
+async fn queue(config: &Config) -> anyhow::Result<Arc<dyn JobQueue>> {
+    Ok(match &config.nats_url {
+        Some(url) => Arc::new(
+            NatsQueue::connect(NatsSettings {
+                url: url.clone(),
+                prefix: config.nats_prefix.clone(),
+                ack_wait: std::time::Duration::from_secs(config.nats_ack_wait_s),
+                max_deliver: config.nats_max_deliver,
+            })
+            .await?,
+        ),
+        None => Arc::new(MemoryQueue::new()),
+    })
 }

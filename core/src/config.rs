@@ -47,6 +47,9 @@ struct FileConfig {
     database_url: Option<Secret>,
     nats_url: Option<String>,
     nats_prefix: Option<String>,
+    nats_ack_wait_s: Option<u64>,
+    nats_max_deliver: Option<u32>,
+    worker_concurrency: Option<usize>,
     storage_url: Option<String>,
     admin_email: Option<String>,
     admin_password: Option<Secret>,
@@ -123,6 +126,12 @@ pub struct Config {
     pub database_url: Secret,
     pub nats_url: Option<String>,
     pub nats_prefix: String,
+    /// Seconds a render delivery may go unanswered before redelivery.
+    pub nats_ack_wait_s: u64,
+    /// Deliveries of one render job before it is marked failed.
+    pub nats_max_deliver: u32,
+    /// Render jobs one worker process runs at once.
+    pub worker_concurrency: usize,
     pub storage_url: String,
     pub admin: Option<(String, Secret)>,
     pub upload_max_bytes: u64,
@@ -189,6 +198,29 @@ impl Config {
             }
             None => f.server_publishing.unwrap_or(true),
         };
+        let number = |key: &str, file: Option<u64>, default: u64| -> anyhow::Result<u64> {
+            match env(key) {
+                Some(v) => v
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|n| *n > 0)
+                    .with_context(|| format!("{key} must be a positive whole number")),
+                None => Ok(file.unwrap_or(default)),
+            }
+        };
+        let nats_ack_wait_s = number("LIGHTBOX_NATS_ACK_WAIT_S", f.nats_ack_wait_s, 30)?;
+        let nats_max_deliver = number(
+            "LIGHTBOX_NATS_MAX_DELIVER",
+            f.nats_max_deliver.map(u64::from),
+            5,
+        )?
+        .min(100) as u32;
+        let worker_concurrency = number(
+            "LIGHTBOX_WORKER_CONCURRENCY",
+            f.worker_concurrency.map(|n| n as u64),
+            std::thread::available_parallelism().map_or(2, |n| n.get() as u64),
+        )?
+        .min(64) as usize;
         let log_format = match env("LIGHTBOX_LOG_FORMAT").as_deref() {
             Some("json") => LogFormat::Json,
             Some("text") => LogFormat::Text,
@@ -207,6 +239,9 @@ impl Config {
             nats_prefix: env("LIGHTBOX_NATS_PREFIX")
                 .or(f.nats_prefix)
                 .unwrap_or_else(|| "lightbox".into()),
+            nats_ack_wait_s,
+            nats_max_deliver,
+            worker_concurrency,
             storage_url,
             admin: admin_email.zip(admin_password),
             upload_max_bytes,

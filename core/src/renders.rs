@@ -122,6 +122,11 @@ impl Renderer {
         self.settle(image_id, &image.status).await
     }
 
+    /// The job's last attempt failed: the image will not get its renders.
+    pub async fn mark_failed(&self, image_id: Uuid) -> Result<()> {
+        self.repo.set_status(image_id, FAILED).await
+    }
+
     async fn store_output(&self, row: RenderRow, out: Output) -> Result<()> {
         let key = render_key(row.image_id, &row.code, row.version, out.format.ext());
         let done = RenderRow {
@@ -131,6 +136,7 @@ impl Renderer {
             blob_key: Some(key.clone()),
             ..row
         };
+        crate::metrics::METRICS.render(&done.code, out.format.ext(), out.took);
         self.store.put(&key, out.bytes).await?;
         let (current, replaced) = self.repo.render_produced(&done).await?;
         if !current {

@@ -1,11 +1,14 @@
 //! Blobs (originals and renders) over `object_store`: the local filesystem
 //! in embedded mode, S3-compatible storage in cluster mode, memory in tests.
+//! Originals stream up as multipart uploads (`writer`); renders are one put.
 
 use crate::Result;
 use anyhow::{bail, Context};
+use object_store::aws::AmazonS3Builder;
 use object_store::local::LocalFileSystem;
 use object_store::memory::InMemory;
 use object_store::path::Path;
+use object_store::prefix::PrefixStore;
 use object_store::ObjectStore;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -14,6 +17,7 @@ use std::sync::Arc;
 enum Kind {
     Local(PathBuf),
     Memory,
+    S3,
 }
 
 #[derive(Debug, Clone)]
@@ -23,8 +27,12 @@ pub struct BlobStore {
 }
 
 impl BlobStore {
-    /// `file:///abs/path` or `memory://`.
+    /// `file:///abs/path`, `s3://bucket[/prefix]` (credentials, region and
+    /// `AWS_ENDPOINT_URL` from the usual `AWS_*` variables) or `memory://`.
     pub fn from_url(url: &str) -> anyhow::Result<BlobStore> {
+        if let Some(rest) = url.strip_prefix("s3://") {
+            return Self::s3(rest);
+        }
         if let Some(path) = url.strip_prefix("file://") {
             let root = PathBuf::from(path);
             std::fs::create_dir_all(&root)
@@ -40,8 +48,31 @@ impl BlobStore {
                 kind: Kind::Memory,
             })
         } else {
-            bail!("LIGHTBOX_STORAGE_URL must start with file:// or be memory://, got {url}")
+            bail!(
+                "LIGHTBOX_STORAGE_URL must start with file:// or s3://, or be memory://, got {url}"
+            )
         }
+    }
+
+    fn s3(bucket_and_prefix: &str) -> anyhow::Result<BlobStore> {
+        let (bucket, prefix) = bucket_and_prefix
+            .split_once('/')
+            .unwrap_or((bucket_and_prefix, ""));
+        anyhow::ensure!(!bucket.is_empty(), "s3:// URL without a bucket name");
+        let plain_http = std::env::var("AWS_ENDPOINT_URL").is_ok_and(|e| e.starts_with("http://"));
+        let s3 = AmazonS3Builder::from_env()
+            .with_bucket_name(bucket)
+            .with_allow_http(plain_http)
+            .build()
+            .context("configuring S3 storage")?;
+        let inner: Arc<dyn ObjectStore> = match prefix.trim_matches('/') {
+            "" => Arc::new(s3),
+            p => Arc::new(PrefixStore::new(s3, p)),
+        };
+        Ok(BlobStore {
+            inner,
+            kind: Kind::S3,
+        })
     }
 
     pub fn objects(&self) -> &Arc<dyn ObjectStore> {
@@ -101,7 +132,7 @@ impl BlobStore {
                 }
                 Ok(())
             }
-            Kind::Memory => match self.inner.head(&Path::from(".ready")).await {
+            Kind::Memory | Kind::S3 => match self.inner.head(&Path::from(".ready")).await {
                 Ok(_) | Err(object_store::Error::NotFound { .. }) => Ok(()),
                 Err(e) => Err(e.into()),
             },

@@ -1,6 +1,8 @@
 //! End-to-end harness: starts the real binaries on 127.0.0.1 with a fresh
 //! data dir, talks HTTP to them, and kills them by PID when dropped.
 
+pub mod cluster;
+
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -62,7 +64,7 @@ impl Drop for TempDir {
 /// A fresh PostgreSQL database for one server, dropped afterwards. Used when
 /// `LIGHTBOX_TEST_POSTGRES` holds a server URL (without a database name),
 /// so the same suite proves both engines.
-struct PgDatabase {
+pub struct PgDatabase {
     base: String,
     name: String,
 }
@@ -72,14 +74,19 @@ impl PgDatabase {
         let base = std::env::var("LIGHTBOX_TEST_POSTGRES")
             .ok()
             .filter(|v| !v.is_empty())?;
+        Some(PgDatabase::create_on(&base))
+    }
+
+    /// A fresh database on the server at `base` (a URL without a database).
+    pub fn create_on(base: &str) -> PgDatabase {
         let base = base.trim_end_matches('/').to_owned();
         let name = format!("lbx_e2e_{}", uuid::Uuid::new_v4().simple());
         let db = PgDatabase { base, name };
         db.exec(&format!("CREATE DATABASE {}", db.name));
-        Some(db)
+        db
     }
 
-    fn url(&self) -> String {
+    pub fn url(&self) -> String {
         format!("{}/{}", self.base, self.name)
     }
 
@@ -144,7 +151,29 @@ impl Server {
 
     /// Starts on an existing data folder (SQLite embedded mode).
     pub fn start_in(data: TempDir, extra: &[(&str, &str)]) -> Server {
-        let mut cmd = Command::new(bin("lightbox-api"));
+        let pg = if data.0.join("lightbox.db").exists() {
+            None
+        } else {
+            PgDatabase::create()
+        };
+        let url = pg.as_ref().map(PgDatabase::url);
+        let mut env: Vec<(&str, &str)> = Vec::new();
+        if let Some(url) = &url {
+            env.push(("DATABASE_URL", url));
+        }
+        env.extend_from_slice(extra);
+        Server::spawn("lightbox-api", data, &env, pg)
+    }
+
+    /// Starts one of the workspace's binaries with the harness defaults plus
+    /// `env`, and waits for its `listening on` line.
+    pub fn spawn(
+        binary: &str,
+        data: TempDir,
+        env: &[(&str, &str)],
+        pg: Option<PgDatabase>,
+    ) -> Server {
+        let mut cmd = Command::new(bin(binary));
         cmd.env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("LIGHTBOX_LISTEN", "127.0.0.1:0")
@@ -156,18 +185,12 @@ impl Server {
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        let pg = if data.0.join("lightbox.db").exists() {
-            None
-        } else {
-            PgDatabase::create()
-        };
-        if let Some(db) = &pg {
-            cmd.env("DATABASE_URL", db.url());
-        }
-        for (k, v) in extra {
+        for (k, v) in env {
             cmd.env(k, v);
         }
-        let mut child = cmd.spawn().expect("spawn lightbox-api");
+        let mut child = cmd
+            .spawn()
+            .unwrap_or_else(|e| panic!("spawn {binary}: {e}"));
         let logs = Arc::new(Mutex::new(String::new()));
         let mut stderr = child.stderr.take().expect("stderr");
         let sink = logs.clone();
@@ -195,10 +218,7 @@ impl Server {
             Ok(url) => url,
             Err(_) => {
                 let _ = child.kill();
-                panic!(
-                    "lightbox-api did not start; logs:\n{}",
-                    logs.lock().unwrap()
-                );
+                panic!("{binary} did not start; logs:\n{}", logs.lock().unwrap());
             }
         };
         Server {
@@ -209,6 +229,20 @@ impl Server {
             http: reqwest::Client::new(),
             pg,
         }
+    }
+
+    /// SIGTERM, then waits for the process to exit by itself.
+    pub fn terminate(&mut self) -> std::process::ExitStatus {
+        let pid = self.child.id().to_string();
+        let sent = Command::new("kill").args(["-TERM", &pid]).status();
+        assert!(sent.is_ok_and(|s| s.success()), "kill -TERM {pid}");
+        self.child.wait().expect("wait")
+    }
+
+    /// SIGKILL: no chance to finish or hand anything back.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 
     /// Every stored column of the personal access tokens, as text, for

@@ -79,3 +79,44 @@ async fn one_log_line_per_request_and_no_secrets() {
         assert!(!logs.contains(secret), "a secret reached the logs");
     }
 }
+
+#[tokio::test]
+async fn metrics_count_calls_errors_uploads_and_renders() {
+    let srv = Server::start();
+    let token = srv.user("metrics@example.com", "metrics-password-1").await;
+    srv.photo(&token, 900, 600, "counted").await;
+    let code = srv
+        .code(
+            Some(&token),
+            "image.get",
+            serde_json::json!({"id": uuid::Uuid::new_v4()}),
+        )
+        .await;
+    assert_eq!(code, 2001);
+    let (status, body, headers) = srv.fetch("/metrics").await;
+    assert_eq!(status, 200);
+    assert!(headers["content-type"]
+        .to_str()
+        .unwrap()
+        .starts_with("text/plain"));
+    let page = String::from_utf8(body).unwrap();
+    for needle in [
+        "lightbox_rpc_requests_total{method=\"image.get\",outcome=\"2001\"} 1",
+        "lightbox_errors_total{code=\"2001\"} 1",
+        "lightbox_http_requests_total{route=\"/api/v1/images\",status=\"201\"} 1",
+        "lightbox_renders_total{format=\"webp\",preset=\"thumb\"} 1",
+        "lightbox_render_jobs_total{outcome=\"done\"} 1",
+        "lightbox_render_duration_seconds_count{format=\"webp\",preset=\"large\"} 1",
+        "lightbox_rpc_duration_seconds_bucket{method=\"auth.login\",le=\"+Inf\"}",
+        "lightbox_queue_depth 0",
+        "lightbox_outbox_pending 0",
+    ] {
+        assert!(page.contains(needle), "missing {needle}:\n{page}");
+    }
+    let uploaded: f64 = page
+        .lines()
+        .find_map(|l| l.strip_prefix("lightbox_upload_bytes_total "))
+        .and_then(|v| v.parse().ok())
+        .unwrap();
+    assert!(uploaded > 1000.0);
+}

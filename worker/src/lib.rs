@@ -1,15 +1,25 @@
 //! Render workers: take jobs from the queue and bring each image's renders
-//! up to date. Embedded mode runs them inside `lightbox-api`; cluster mode
-//! will run them in `lightbox-worker` processes over NATS.
+//! up to date. Embedded mode runs them inside `lightbox-api` over the
+//! in-process queue; cluster mode runs them in `lightbox-worker` processes
+//! over NATS JetStream. The loop is the same: it never learns which queue.
 
-use lightbox_core::queue::JobQueue;
+pub mod http;
+
+use futures::StreamExt;
+use lightbox_core::metrics::METRICS;
+use lightbox_core::queue::{retry_delay, Delivery, JobQueue};
 use lightbox_core::renders::Renderer;
 use std::sync::Arc;
+use std::time::Duration;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
-/// Runs `concurrency` workers until the queue closes or `shutdown` turns
-/// true; a job already started is finished first.
+/// After SIGTERM a job in progress has this long to finish before it is
+/// handed back to the queue (Kubernetes waits 30 s before SIGKILL).
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(20);
+
+/// Runs `concurrency` workers until `shutdown` turns true. A job already
+/// started is finished, or handed back if it outlasts `SHUTDOWN_GRACE`.
 pub async fn run(
     renderer: Renderer,
     queue: Arc<dyn JobQueue>,
@@ -17,29 +27,144 @@ pub async fn run(
     shutdown: watch::Receiver<bool>,
 ) {
     let mut workers = JoinSet::new();
+    workers.spawn(mark_exhausted(
+        renderer.clone(),
+        queue.clone(),
+        shutdown.clone(),
+    ));
     for n in 0..concurrency.max(1) {
-        let (renderer, queue, mut shutdown) = (renderer.clone(), queue.clone(), shutdown.clone());
-        workers.spawn(async move {
-            loop {
-                let job = tokio::select! {
-                    job = queue.next() => job,
-                    _ = shutdown.wait_for(|stop| *stop) => None,
-                };
-                let Some(job) = job else { break };
-                let started = std::time::Instant::now();
-                match renderer.process(job.image_id).await {
-                    Ok(()) => tracing::info!(worker = n, image_id = %job.image_id,
-                        ms = started.elapsed().as_millis() as u64, "renders up to date"),
-                    Err(e) => tracing::error!(worker = n, image_id = %job.image_id,
-                        error = format!("{e:#}"), "render job failed"),
-                }
-            }
-        });
+        workers.spawn(work(n, renderer.clone(), queue.clone(), shutdown.clone()));
     }
     while workers.join_next().await.is_some() {}
 }
 
-/// One worker per core: rendering is CPU-bound.
-pub fn default_concurrency() -> usize {
-    std::thread::available_parallelism().map_or(2, |n| n.get())
+async fn work(
+    n: usize,
+    renderer: Renderer,
+    queue: Arc<dyn JobQueue>,
+    mut shutdown: watch::Receiver<bool>,
+) {
+    let mut backoff = Duration::from_millis(250);
+    while !*shutdown.borrow() {
+        let next = tokio::select! {
+            next = queue.next() => next,
+            _ = shutdown.wait_for(|stop| *stop) => break,
+        };
+        match next {
+            Ok(Some(delivery)) => {
+                backoff = Duration::from_millis(250);
+                let interval = queue.progress_interval();
+                handle(n, &renderer, delivery, interval, shutdown.clone()).await;
+            }
+            Ok(None) => {}
+            Err(e) => {
+                tracing::warn!(worker = n, error = %e, "render queue unavailable");
+                tokio::select! {
+                    _ = tokio::time::sleep(backoff) => {}
+                    _ = shutdown.wait_for(|stop| *stop) => break,
+                }
+                backoff = (backoff * 2).min(Duration::from_secs(10));
+            }
+        }
+    }
+}
+
+/// Runs one delivery and answers it: ack when done, hand back for a later
+/// attempt on a passing failure, mark the image failed on the last one.
+async fn handle(
+    n: usize,
+    renderer: &Renderer,
+    d: Delivery,
+    interval: Duration,
+    mut shutdown: watch::Receiver<bool>,
+) {
+    let image_id = d.job.image_id;
+    if d.attempt > 1 {
+        METRICS.redeliveries.inc();
+    }
+    tracing::info!(worker = n, %image_id, attempt = d.attempt, "render job started");
+    let started = std::time::Instant::now();
+    let outcome = {
+        let heartbeat = async {
+            loop {
+                tokio::time::sleep(interval).await;
+                if let Err(e) = d.settle.in_progress().await {
+                    tracing::warn!(%image_id, error = %e, "in-progress ack failed");
+                }
+            }
+        };
+        let deadline = async {
+            let _ = shutdown.wait_for(|stop| *stop).await;
+            tokio::time::sleep(SHUTDOWN_GRACE).await;
+        };
+        tokio::select! {
+            result = renderer.process(image_id) => Some(result),
+            _ = heartbeat => None,
+            _ = deadline => None,
+        }
+    };
+    let ms = started.elapsed().as_millis() as u64;
+    let answer = match outcome {
+        None => {
+            tracing::info!(worker = n, %image_id, "handing the job back at shutdown");
+            METRICS.render_job("handed_back");
+            d.settle.retry(Duration::ZERO).await
+        }
+        Some(Ok(())) => {
+            tracing::info!(worker = n, %image_id, ms, attempt = d.attempt, "renders up to date");
+            METRICS.render_job("done");
+            d.settle.ack().await
+        }
+        Some(Err(e)) if d.is_last() => {
+            tracing::error!(worker = n, %image_id, attempt = d.attempt,
+                error = format!("{e:#}"), "render job failed for good");
+            METRICS.render_job("failed");
+            if let Err(e) = renderer.mark_failed(image_id).await {
+                tracing::error!(%image_id, error = %e, "could not mark the image failed");
+            }
+            d.settle.ack().await
+        }
+        Some(Err(e)) => {
+            tracing::warn!(worker = n, %image_id, attempt = d.attempt,
+                error = format!("{e:#}"), "render job failed; will retry");
+            METRICS.render_job("retried");
+            d.settle.retry(retry_delay(d.attempt + 1)).await
+        }
+    };
+    if let Err(e) = answer {
+        // Unanswered, the queue redelivers it after its ack wait: no loss.
+        tracing::warn!(worker = n, %image_id, error = %e, "could not answer the queue");
+    }
+}
+
+/// Marks failed the images whose every delivery died with its worker.
+async fn mark_exhausted(
+    renderer: Renderer,
+    queue: Arc<dyn JobQueue>,
+    mut shutdown: watch::Receiver<bool>,
+) {
+    let mut jobs = loop {
+        match queue.exhausted().await {
+            Ok(jobs) => break jobs,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot watch for exhausted render jobs yet");
+                tokio::select! {
+                    _ = tokio::time::sleep(Duration::from_secs(5)) => {}
+                    _ = shutdown.wait_for(|stop| *stop) => return,
+                }
+            }
+        }
+    };
+    loop {
+        let job = tokio::select! {
+            job = jobs.next() => job,
+            _ = shutdown.wait_for(|stop| *stop) => return,
+        };
+        let Some(job) = job else { return };
+        tracing::error!(image_id = %job.image_id, "every delivery of a render job went unanswered");
+        METRICS.render_job("failed");
+        if let Err(e) = renderer.mark_failed(job.image_id).await {
+            tracing::error!(image_id = %job.image_id, error = %e, "could not mark the image failed");
+        }
+    }
 }

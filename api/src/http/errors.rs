@@ -7,6 +7,7 @@ use lightbox_core::Error;
 use serde_json::json;
 
 pub fn error(status: StatusCode, e: &Error) -> Response {
+    lightbox_core::metrics::METRICS.error(e.code());
     if let Error::Internal(inner) = e {
         tracing::error!(error = format!("{inner:#}"), "request failed");
     }

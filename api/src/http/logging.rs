@@ -25,12 +25,14 @@ pub async fn log_request(req: Request, next: Next) -> Response {
         .get::<RpcMethods>()
         .map(|m| m.0.as_str())
         .unwrap_or("");
+    let took = started.elapsed();
+    lightbox_core::metrics::METRICS.http(&route, response.status().as_u16(), took);
     tracing::info!(
         target: "lightbox::http",
         %method,
         route,
         status = response.status().as_u16(),
-        latency_ms = (started.elapsed().as_secs_f64() * 100_000.0).round() / 100.0,
+        latency_ms = (took.as_secs_f64() * 100_000.0).round() / 100.0,
         rpc,
         "request"
     );

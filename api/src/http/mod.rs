@@ -23,6 +23,7 @@ pub fn routes(state: &AppState) -> Router<AppState> {
     Router::new()
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(health::readyz))
+        .route("/metrics", get(health::metrics))
         .route(
             "/api/v1/images",
             post(upload::upload).layer(DefaultBodyLimit::max(upload_limit)),

@@ -6,6 +6,7 @@ use super::methods::{self, Access};
 use crate::state::AppState;
 use futures::{FutureExt, StreamExt};
 use lightbox_core::auth::{Caller, Via};
+use lightbox_core::metrics::METRICS;
 use lightbox_core::{Error, Result};
 use serde_json::Value;
 use std::future::Future;
@@ -87,11 +88,16 @@ where
 
 async fn call(state: &AppState, auth: &Result<Option<Caller>>, client: &str, c: &Call) -> Outcome {
     let Some(method) = methods::find(&c.method) else {
+        METRICS.rpc("unknown", Some(METHOD_NOT_FOUND), Duration::ZERO);
         return Outcome::UnknownMethod;
     };
+    let started = std::time::Instant::now();
     let caller = match authorize(method.access, auth) {
         Ok(caller) => caller,
-        Err(e) => return Outcome::Done(Err(e)),
+        Err(e) => {
+            METRICS.rpc(method.name, Some(e.code()), started.elapsed());
+            return Outcome::Done(Err(e));
+        }
     };
     let ctx = Ctx {
         state: state.clone(),
@@ -99,6 +105,8 @@ async fn call(state: &AppState, auth: &Result<Option<Caller>>, client: &str, c: 
         client: client.to_owned(),
     };
     let result = capped((method.handler)(ctx, c.params.clone()), CALL_TIMEOUT).await;
+    let code = result.as_ref().err().map(Error::code);
+    METRICS.rpc(method.name, code, started.elapsed());
     if let Err(Error::Internal(e)) = &result {
         tracing::error!(
             method = method.name,

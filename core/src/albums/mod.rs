@@ -185,9 +185,7 @@ impl Albums {
             .repo
             .insert_job(owner, album, reason, n, time::now_ms())
             .await?;
-        for id in images {
-            self.images.enqueue(*id).await;
-        }
+        self.images.enqueue_all(images).await?;
         Ok(JobResult { job_id })
     }
 }

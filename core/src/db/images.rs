@@ -58,7 +58,8 @@ pub struct ServedRender {
 pub trait ImageRepo {
     /// The owner's default folder, created on first use.
     async fn default_album(&self, owner: Uuid, now: i64) -> Result<Uuid>;
-    /// The image and its first render rows, in one transaction.
+    /// Inserts the image, its render rows and its outbox row, in one
+    /// transaction: a committed upload always has its render work recorded.
     async fn insert_image(&self, image: &ImageRow, renders: &[RenderRow]) -> Result<()>;
     /// Scoped to `owner` when given.
     async fn image(&self, owner: Option<Uuid>, id: Uuid) -> Result<Option<ImageRow>>;

@@ -8,6 +8,7 @@
 
 pub mod albums;
 pub mod images;
+pub mod outbox;
 mod sql;
 
 use crate::Result;
@@ -20,6 +21,7 @@ pub use albums::{
     Published, SharingRepo,
 };
 pub use images::{CropAdd, ImageChange, ImageRepo, ImageRow, RenderRow, ServedRender};
+pub use outbox::{OutboxRepo, OutboxRow};
 pub use sql::SqlRepo;
 
 /// Whether an insert or update hit a unique constraint.
@@ -120,7 +122,16 @@ pub trait ThrottleRepo {
 
 #[async_trait]
 pub trait Repo:
-    UserRepo + SessionRepo + PatRepo + ThrottleRepo + ImageRepo + AlbumRepo + SharingRepo + Send + Sync
+    UserRepo
+    + SessionRepo
+    + PatRepo
+    + ThrottleRepo
+    + ImageRepo
+    + AlbumRepo
+    + SharingRepo
+    + OutboxRepo
+    + Send
+    + Sync
 {
     /// A round trip to the database, for readiness.
     async fn ping(&self) -> Result<()>;

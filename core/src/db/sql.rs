@@ -2,6 +2,7 @@
 
 mod albums;
 mod images;
+mod outbox;
 mod sharing;
 
 use super::*;

@@ -71,7 +71,7 @@ impl Images {
         };
         let dto = self.change(owner, id, change).await?;
         if moved {
-            self.enqueue(id).await;
+            self.enqueue(id).await?;
         }
         Ok(dto)
     }
@@ -125,7 +125,7 @@ impl Images {
             }
             CropAdd::LimitReached => return Err(Error::CustomCropLimit),
         }
-        self.enqueue(id).await;
+        self.enqueue(id).await?;
         self.get(owner, id).await
     }
 

@@ -8,7 +8,6 @@ pub mod manage;
 pub mod upload;
 
 use crate::db::{DynRepo, ImageRow};
-use crate::queue::{JobQueue, RenderJob};
 use crate::renders::{Renderer, PROCESSING};
 use crate::store::BlobStore;
 use crate::validate::{char_len_between, Checks};
@@ -16,6 +15,7 @@ use crate::{ids, time, Error, Result};
 use dto::{image_dto, ExifVisibility, ImageDto};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
+use tokio::sync::Notify;
 use upload::{Accepted, Upload};
 use uuid::Uuid;
 
@@ -59,7 +59,8 @@ pub struct Page {
 pub struct Images {
     pub repo: DynRepo,
     pub store: BlobStore,
-    pub queue: Arc<dyn JobQueue>,
+    /// Wakes the outbox relay (`queue::outbox`) after render work is recorded.
+    pub outbox: Arc<Notify>,
     pub renderer: Renderer,
     /// Base of `renders[].url`.
     pub image_host: Arc<str>,
@@ -130,16 +131,24 @@ impl Images {
         };
         let renders = self.renderer.initial_rows(&image);
         self.repo.insert_image(&image, &renders).await?;
-        self.enqueue(id).await;
+        self.outbox.notify_one();
+        crate::metrics::METRICS.upload_bytes.inc_by(a.size);
         image_dto(&image, &renders, Vec::new(), &self.image_host)
     }
 
-    /// Publishes a render job. A failure is only logged: the image stays
-    /// `processing` in the database and is enqueued again at start-up.
-    pub async fn enqueue(&self, image_id: Uuid) {
-        if let Err(e) = self.queue.publish(RenderJob { image_id }).await {
-            tracing::warn!(%image_id, error = %e, "could not enqueue render job");
+    /// Records render work in the outbox and wakes the relay, which hands
+    /// it to the queue whenever the queue can take it.
+    pub async fn enqueue(&self, image_id: Uuid) -> Result<()> {
+        self.enqueue_all(&[image_id]).await
+    }
+
+    pub async fn enqueue_all(&self, image_ids: &[Uuid]) -> Result<()> {
+        if image_ids.is_empty() {
+            return Ok(());
         }
+        self.repo.outbox_add(image_ids, time::now_ms()).await?;
+        self.outbox.notify_one();
+        Ok(())
     }
 
     /// At start: enqueues every image still waiting for renders, and every
@@ -157,8 +166,8 @@ impl Images {
         }
         waiting.sort();
         waiting.dedup();
-        for id in &waiting {
-            self.enqueue(*id).await;
+        for chunk in waiting.chunks(500) {
+            self.enqueue_all(chunk).await?;
         }
         Ok(waiting.len())
     }

@@ -1,13 +1,26 @@
-//! The in-process queue of embedded mode.
+//! The in-process queue of embedded mode. Deliveries that are handed back
+//! come round again after their delay, up to `MAX_ATTEMPTS`.
 
-use super::{JobQueue, RenderJob};
+use super::{Delivery, JobQueue, RenderJob, Settle};
 use crate::Result;
 use async_trait::async_trait;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
 use tokio::sync::{mpsc, Mutex};
 
+pub const MAX_ATTEMPTS: u32 = 5;
+
+struct Entry {
+    job: RenderJob,
+    attempt: u32,
+}
+
 pub struct MemoryQueue {
-    tx: mpsc::UnboundedSender<RenderJob>,
-    rx: Mutex<mpsc::UnboundedReceiver<RenderJob>>,
+    tx: mpsc::UnboundedSender<Entry>,
+    rx: Mutex<mpsc::UnboundedReceiver<Entry>>,
+    /// Published and not yet acknowledged.
+    depth: Arc<AtomicI64>,
 }
 
 impl MemoryQueue {
@@ -16,6 +29,7 @@ impl MemoryQueue {
         MemoryQueue {
             tx,
             rx: Mutex::new(rx),
+            depth: Arc::default(),
         }
     }
 }
@@ -26,17 +40,69 @@ impl Default for MemoryQueue {
     }
 }
 
+struct MemorySettle {
+    tx: mpsc::UnboundedSender<Entry>,
+    depth: Arc<AtomicI64>,
+    job: RenderJob,
+    attempt: u32,
+}
+
+#[async_trait]
+impl Settle for MemorySettle {
+    async fn ack(&self) -> Result<()> {
+        self.depth.fetch_sub(1, Ordering::Relaxed);
+        Ok(())
+    }
+
+    async fn retry(&self, delay: Duration) -> Result<()> {
+        let (tx, job, attempt) = (self.tx.clone(), self.job, self.attempt + 1);
+        tokio::spawn(async move {
+            tokio::time::sleep(delay).await;
+            let _ = tx.send(Entry { job, attempt });
+        });
+        Ok(())
+    }
+
+    async fn in_progress(&self) -> Result<()> {
+        Ok(())
+    }
+}
+
 #[async_trait]
 impl JobQueue for MemoryQueue {
-    async fn publish(&self, job: RenderJob) -> Result<()> {
+    async fn publish(&self, job: RenderJob, _dedup_id: &str) -> Result<()> {
+        self.depth.fetch_add(1, Ordering::Relaxed);
         self.tx
-            .send(job)
+            .send(Entry { job, attempt: 1 })
             .map_err(|_| anyhow::anyhow!("render queue closed"))?;
         Ok(())
     }
 
-    async fn next(&self) -> Option<RenderJob> {
-        self.rx.lock().await.recv().await
+    async fn next(&self) -> Result<Option<Delivery>> {
+        let entry = self.rx.lock().await.recv().await;
+        Ok(entry.map(|Entry { job, attempt }| Delivery {
+            job,
+            attempt,
+            max_attempts: MAX_ATTEMPTS,
+            settle: Box::new(MemorySettle {
+                tx: self.tx.clone(),
+                depth: self.depth.clone(),
+                job,
+                attempt,
+            }),
+        }))
+    }
+
+    async fn depth(&self) -> Result<u64> {
+        Ok(self.depth.load(Ordering::Relaxed).max(0) as u64)
+    }
+
+    async fn check(&self) -> Result<()> {
+        Ok(())
+    }
+
+    fn progress_interval(&self) -> Duration {
+        Duration::from_secs(3600)
     }
 }
 
@@ -48,9 +114,24 @@ mod tests {
     async fn jobs_come_out_in_order() {
         let q = MemoryQueue::new();
         let (a, b) = (uuid::Uuid::new_v4(), uuid::Uuid::new_v4());
-        q.publish(RenderJob { image_id: a }).await.unwrap();
-        q.publish(RenderJob { image_id: b }).await.unwrap();
-        assert_eq!(q.next().await.unwrap().image_id, a);
-        assert_eq!(q.next().await.unwrap().image_id, b);
+        q.publish(RenderJob { image_id: a }, "1").await.unwrap();
+        q.publish(RenderJob { image_id: b }, "2").await.unwrap();
+        assert_eq!(q.next().await.unwrap().unwrap().job.image_id, a);
+        assert_eq!(q.next().await.unwrap().unwrap().job.image_id, b);
+        assert_eq!(q.depth().await.unwrap(), 2);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_job_handed_back_comes_again_with_the_next_attempt() {
+        let q = MemoryQueue::new();
+        let id = uuid::Uuid::new_v4();
+        q.publish(RenderJob { image_id: id }, "1").await.unwrap();
+        let first = q.next().await.unwrap().unwrap();
+        assert_eq!((first.attempt, first.is_last()), (1, false));
+        first.settle.retry(Duration::from_secs(2)).await.unwrap();
+        let second = q.next().await.unwrap().unwrap();
+        assert_eq!((second.job.image_id, second.attempt), (id, 2));
+        second.settle.ack().await.unwrap();
+        assert_eq!(q.depth().await.unwrap(), 0);
     }
 }

@@ -33,6 +33,8 @@ pub struct Output {
     pub width: u32,
     pub height: u32,
     pub bytes: Vec<u8>,
+    /// Resize and encode time of this render.
+    pub took: std::time::Duration,
 }
 
 /// Decodes once for every render in `specs`. A JPEG whose largest render
@@ -231,6 +233,7 @@ fn produce(src: &Decoded, spec: &CropSpec) -> Result<Output, RenderError> {
         width: w,
         height: h,
         bytes,
+        took: std::time::Duration::ZERO,
     })
 }
 
@@ -240,7 +243,15 @@ pub fn render_all(src: &Decoded, specs: &[CropSpec]) -> Result<Vec<Output>, Rend
     std::thread::scope(|scope| {
         let handles: Vec<_> = specs
             .iter()
-            .map(|s| scope.spawn(move || produce(src, s)))
+            .map(|s| {
+                scope.spawn(move || {
+                    let started = std::time::Instant::now();
+                    produce(src, s).map(|o| Output {
+                        took: started.elapsed(),
+                        ..o
+                    })
+                })
+            })
             .collect();
         handles
             .into_iter()

@@ -129,6 +129,7 @@ impl ImageRepo for SqlRepo {
         for r in renders {
             insert_render(&mut *tx, r).await?;
         }
+        super::outbox::add(&mut tx, i.id, i.created_at).await?;
         tx.commit().await?;
         Ok(())
     }

@@ -1,0 +1,296 @@
+//! Cluster mode end to end: lightbox-api and lightbox-worker processes over
+//! PostgreSQL, NATS JetStream and an S3-compatible server. Every test name
+//! starts with `cluster_`, so scripts/test.sh runs them once, not once per
+//! database tier.
+
+use futures::future::join_all;
+use lightbox_e2e::cluster::{wait_status, Cluster, Relay, NATS};
+use lightbox_e2e::{corpus, eventually, Server};
+use serde_json::{json, Value};
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+const PHOTOS: &[(&str, &str)] = &[
+    ("kleiber_6028x3391.jpg", "image/jpeg"),
+    ("sunset_4272x2848.jpg", "image/jpeg"),
+    ("seeding_5312x2988.jpg", "image/jpeg"),
+    ("elephants_5640x3172_prog.jpg", "image/jpeg"),
+    ("dragonfly_orient6_3168x4224.jpg", "image/jpeg"),
+    ("bridge_4352x2448.webp", "image/webp"),
+    ("picosdeeuropa_3264x2448.png", "image/png"),
+];
+
+fn count(logs: &str, needle: &str) -> usize {
+    logs.matches(needle).count()
+}
+
+/// The value of an unlabelled counter in a /metrics page.
+fn metric(page: &str, name: &str) -> f64 {
+    page.lines()
+        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
+        .unwrap_or(0.0)
+}
+
+async fn upload_all(api: &Server, token: &str, n: usize) -> Vec<String> {
+    let photos: Vec<(Vec<u8>, &str, &str)> = PHOTOS
+        .iter()
+        .map(|(name, mime)| (corpus(name), *name, *mime))
+        .collect();
+    let mut ids = Vec::new();
+    for batch in (0..n).collect::<Vec<_>>().chunks(4) {
+        let uploads = batch.iter().map(|i| {
+            let (bytes, name, mime) = &photos[i % photos.len()];
+            api.upload(Some(token), bytes.clone(), name, mime, None)
+        });
+        for (status, img) in join_all(uploads).await {
+            assert_eq!(status, 201, "{img}");
+            ids.push(img["id"].as_str().unwrap().to_owned());
+        }
+    }
+    ids
+}
+
+async fn all_images(api: &Server, token: &str) -> Vec<Value> {
+    let page = api
+        .ok(Some(token), "image.list", json!({"limit": 200}))
+        .await;
+    page["items"].as_array().unwrap().clone()
+}
+
+/// The blob key each render of a ready image must have, from its URL
+/// `/i/{id}/{code}.{ext}?v={n}`.
+fn expected_keys(img: &Value) -> Vec<String> {
+    let id = img["id"].as_str().unwrap();
+    img["renders"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let url = r["url"].as_str().unwrap();
+            let file = url.rsplit('/').next().unwrap();
+            let (name, version) = file.split_once("?v=").unwrap();
+            assert_eq!(
+                version, "1",
+                "a render was produced at a second version: {url}"
+            );
+            let (code, ext) = name.split_once('.').unwrap();
+            format!("renders/{id}/{code}.v{version}.{ext}")
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn cluster_two_workers_and_a_sigkill_produce_every_render_exactly_once() {
+    const N: usize = 200;
+    let cluster = Cluster::new(
+        format!("nats://{NATS}"),
+        &[
+            ("LIGHTBOX_NATS_ACK_WAIT_S", "3"),
+            ("LIGHTBOX_WORKER_CONCURRENCY", "1"),
+        ],
+    )
+    .await;
+    let api = cluster.api();
+    let mut doomed = cluster.worker();
+    let survivor = cluster.worker();
+    let token = api.user("many@example.com", "many-password-1").await;
+
+    let ids = upload_all(&api, &token, N).await;
+    assert_eq!(ids.len(), N);
+
+    // Kill one worker in the middle of a render: it has started a job it has
+    // not finished.
+    eventually(
+        Duration::from_secs(300),
+        "the doomed worker mid-render",
+        || async {
+            let logs = doomed.logs();
+            let (started, done) = (
+                count(&logs, "render job started"),
+                count(&logs, "renders up to date"),
+            );
+            (done >= 3 && started > done).then_some(())
+        },
+    )
+    .await;
+    doomed.kill();
+
+    let images = eventually(Duration::from_secs(900), "every image ready", || async {
+        let images = all_images(&api, &token).await;
+        for img in &images {
+            assert_ne!(img["status"], "failed", "{img}");
+        }
+        (images.len() == N && images.iter().all(|i| i["status"] == "ready")).then_some(images)
+    })
+    .await;
+
+    let expected: BTreeSet<String> = images.iter().flat_map(expected_keys).collect();
+    assert_eq!(expected.len(), N * 4, "four preset renders per image");
+    let stored = cluster.s3.keys("renders/").await;
+    let unique: BTreeSet<String> = stored.iter().cloned().collect();
+    assert_eq!(unique.len(), stored.len(), "a key listed twice");
+    assert_eq!(
+        unique, expected,
+        "the store holds exactly the renders, once each"
+    );
+    assert_eq!(cluster.s3.keys("originals/").await.len(), N);
+
+    // The job the killed worker held came back to the other worker.
+    let metrics = String::from_utf8(survivor.fetch("/metrics").await.1).unwrap();
+    assert!(
+        metric(&metrics, "lightbox_queue_redeliveries_total") >= 1.0,
+        "no redelivery seen:\n{metrics}"
+    );
+    assert!(metrics.contains("lightbox_renders_total{format=\"webp\",preset=\"thumb\"}"));
+    let api_metrics = String::from_utf8(api.fetch("/metrics").await.1).unwrap();
+    assert!(metric(&api_metrics, "lightbox_upload_bytes_total") > 0.0);
+    assert!(
+        api_metrics.contains("lightbox_rpc_requests_total{method=\"image.list\",outcome=\"ok\"}")
+    );
+    assert!(api_metrics
+        .contains("lightbox_http_requests_total{route=\"/api/v1/images\",status=\"201\"}"));
+    assert_eq!(metric(&api_metrics, "lightbox_outbox_pending"), 0.0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn cluster_uploads_while_nats_is_down_are_rendered_when_it_returns() {
+    let relay = Relay::start().await;
+    let cluster = Cluster::new(relay.url(), &[("LIGHTBOX_WORKER_CONCURRENCY", "1")]).await;
+    let api = cluster.api();
+    let worker = cluster.worker();
+    let token = api.user("outage@example.com", "outage-password-1").await;
+    let ready = format!("{}/readyz", api.url);
+    let body = wait_status(&ready, 200, Duration::from_secs(30)).await;
+    assert_eq!(body, "database: ok\nblob_store: ok\nqueue: ok\n");
+    wait_status(
+        &format!("{}/readyz", worker.url),
+        200,
+        Duration::from_secs(30),
+    )
+    .await;
+
+    let before = lightbox_e2e::synthetic_jpeg(900, 600, 1);
+    let (status, first) = api
+        .upload(Some(&token), before, "a.jpg", "image/jpeg", None)
+        .await;
+    assert_eq!(status, 201, "{first}");
+    api.ready(&token, &first["id"]).await;
+
+    relay.down();
+    let body = wait_status(&ready, 503, Duration::from_secs(60)).await;
+    assert_eq!(body, "database: ok\nblob_store: ok\nqueue: unreachable\n");
+    let mut waiting = Vec::new();
+    for seed in 2..5u8 {
+        let bytes = lightbox_e2e::synthetic_jpeg(800, 600, seed);
+        let (status, img) = api
+            .upload(Some(&token), bytes, "b.jpg", "image/jpeg", None)
+            .await;
+        assert_eq!(status, 201, "an upload while NATS is away: {img}");
+        assert_eq!(img["status"], "processing");
+        waiting.push(img["id"].clone());
+    }
+    // The work is held in the database, not lost.
+    let page = String::from_utf8(api.fetch("/metrics").await.1).unwrap();
+    assert_eq!(metric(&page, "lightbox_outbox_pending"), 3.0, "{page}");
+    for id in &waiting {
+        let img = api.ok(Some(&token), "image.get", json!({ "id": id })).await;
+        assert_eq!(img["status"], "processing");
+    }
+
+    relay.up().await;
+    let body = wait_status(&ready, 200, Duration::from_secs(60)).await;
+    assert_eq!(body, "database: ok\nblob_store: ok\nqueue: ok\n");
+    for id in &waiting {
+        api.ready(&token, id).await;
+    }
+    let page = String::from_utf8(api.fetch("/metrics").await.1).unwrap();
+    assert_eq!(metric(&page, "lightbox_outbox_pending"), 0.0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn cluster_worker_refuses_to_start_without_nats() {
+    let out = std::process::Command::new(lightbox_e2e::bin("lightbox-worker"))
+        .env_clear()
+        .env("LIGHTBOX_DATA_DIR", std::env::temp_dir())
+        .output()
+        .expect("run lightbox-worker");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("NATS_URL"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn cluster_a_job_failing_on_every_attempt_is_marked_failed_after_the_last() {
+    let cluster = Cluster::new(
+        format!("nats://{NATS}"),
+        &[("LIGHTBOX_NATS_MAX_DELIVER", "2")],
+    )
+    .await;
+    let api = cluster.api();
+    // This worker looks for originals under a prefix that holds none, so
+    // every attempt fails the way an unreachable store would.
+    let worker = cluster.worker_with(&[(
+        "LIGHTBOX_STORAGE_URL",
+        &format!("s3://{}/elsewhere", lightbox_e2e::cluster::BUCKET),
+    )]);
+    let token = api.user("doomed@example.com", "doomed-password-1").await;
+    let bytes = lightbox_e2e::synthetic_jpeg(640, 480, 9);
+    let (status, img) = api
+        .upload(Some(&token), bytes, "c.jpg", "image/jpeg", None)
+        .await;
+    assert_eq!(status, 201, "{img}");
+    eventually(
+        Duration::from_secs(60),
+        "the image marked failed",
+        || async {
+            let got = api
+                .ok(Some(&token), "image.get", json!({ "id": img["id"] }))
+                .await;
+            (got["status"] == "failed").then_some(())
+        },
+    )
+    .await;
+    let logs = worker.logs();
+    assert_eq!(count(&logs, "render job failed; will retry"), 1, "{logs}");
+    assert_eq!(count(&logs, "render job failed for good"), 1, "{logs}");
+    let page = String::from_utf8(worker.fetch("/metrics").await.1).unwrap();
+    assert!(
+        page.contains("lightbox_render_jobs_total{outcome=\"failed\"} 1"),
+        "{page}"
+    );
+    assert!(
+        page.contains("lightbox_render_jobs_total{outcome=\"retried\"} 1"),
+        "{page}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn cluster_sigterm_finishes_the_current_job_and_stops() {
+    let cluster = Cluster::new(
+        format!("nats://{NATS}"),
+        &[("LIGHTBOX_WORKER_CONCURRENCY", "1")],
+    )
+    .await;
+    let api = cluster.api();
+    let mut worker = cluster.worker();
+    let token = api.user("term@example.com", "term-password-1").await;
+    let ids = upload_all(&api, &token, 3).await;
+    eventually(Duration::from_secs(120), "a job in progress", || async {
+        let logs = worker.logs();
+        (count(&logs, "render job started") > count(&logs, "renders up to date")).then_some(())
+    })
+    .await;
+    let status = worker.terminate();
+    assert!(status.success(), "exit status {status:?}");
+    let logs = worker.logs();
+    assert_eq!(
+        count(&logs, "render job started"),
+        count(&logs, "renders up to date") + count(&logs, "handing the job back"),
+        "every started job was finished or handed back:\n{logs}"
+    );
+    // What it did not take is still queued: a new worker renders the rest.
+    let _next = cluster.worker();
+    for id in &ids {
+        api.ready(&token, &json!(id)).await;
+    }
+}

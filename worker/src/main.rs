@@ -1,0 +1,70 @@
+//! `lightbox-worker`: renders in cluster mode. Takes jobs from NATS
+//! JetStream, reads originals from and writes renders to the blob store,
+//! records them in the database. Serves `/healthz`, `/readyz` and
+//! `/metrics` on `LIGHTBOX_LISTEN`.
+
+use lightbox_core::config::Config;
+use lightbox_core::health::Dependencies;
+use lightbox_core::queue::{JobQueue, NatsQueue, NatsSettings};
+use lightbox_core::renders::Renderer;
+use lightbox_core::runtime::{init_logs, shutdown_signal};
+use lightbox_core::{db, store::BlobStore};
+use std::sync::Arc;
+use std::time::Duration;
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let config = Config::from_env()?;
+    init_logs(config.log_format);
+    let Some(nats_url) = config.nats_url.clone() else {
+        anyhow::bail!(
+            "lightbox-worker runs in cluster mode only: set NATS_URL (embedded lightbox-api renders in-process)"
+        );
+    };
+    let repo = db::connect(config.database_url.expose()).await?;
+    let store = BlobStore::from_url(&config.storage_url)?;
+    let queue: Arc<dyn JobQueue> = Arc::new(
+        NatsQueue::connect(NatsSettings {
+            url: nats_url,
+            prefix: config.nats_prefix.clone(),
+            ack_wait: Duration::from_secs(config.nats_ack_wait_s),
+            max_deliver: config.nats_max_deliver,
+        })
+        .await?,
+    );
+    let renderer = Renderer {
+        repo: repo.clone(),
+        store: store.clone(),
+        presets: Arc::new(config.presets.clone()),
+        max_pixels: config.max_pixels,
+    };
+    let deps = Dependencies {
+        repo,
+        store,
+        queue: queue.clone(),
+    };
+    let listener = tokio::net::TcpListener::bind(&config.listen).await?;
+    let addr = listener.local_addr()?;
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let mut http_stop = stopped.clone();
+    let server = tokio::spawn(async move {
+        axum::serve(listener, lightbox_worker::http::routes(deps))
+            .with_graceful_shutdown(async move {
+                let _ = http_stop.wait_for(|s| *s).await;
+            })
+            .await
+    });
+    let workers = tokio::spawn(lightbox_worker::run(
+        renderer,
+        queue,
+        config.worker_concurrency,
+        stopped,
+    ));
+    tracing::info!(%addr, concurrency = config.worker_concurrency, "lightbox-worker ready");
+    println!("listening on http://{addr}");
+    shutdown_signal().await;
+    let _ = stop.send(true);
+    let _ = workers.await;
+    let _ = server.await;
+    Ok(())
+}
