@@ -40,6 +40,13 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
             tracing::info!(email = %email, "created the bootstrap admin account");
         }
     }
+    if !state.clustered() {
+        // Embedded mode: the TOML file's presets, alias limit and render
+        // quota, applied the way lightbox-controller applies resources.
+        let resources = state.images.renderer.resources.clone();
+        let dropped = resources.sync_config(&state.config).await?;
+        state.images.enqueue_all(&dropped).await?;
+    }
     let (stop, stopped) = tokio::sync::watch::channel(false);
     let relay = tokio::spawn(state.relay.clone().run(stopped.clone()));
     // Embedded mode renders here; cluster mode leaves it to lightbox-worker.

@@ -9,6 +9,7 @@ use lightbox_core::images::Images;
 use lightbox_core::queue::outbox::Relay;
 use lightbox_core::queue::{JobQueue, MemoryQueue, NatsQueue, NatsSettings};
 use lightbox_core::renders::Renderer;
+use lightbox_core::resources::Resources;
 use lightbox_core::sharing::Sharing;
 use lightbox_core::store::BlobStore;
 use std::sync::Arc;
@@ -40,8 +41,7 @@ impl AppState {
         let renderer = Renderer {
             repo: repo.clone(),
             store: store.clone(),
-            presets: Arc::new(config.presets.clone()),
-            max_pixels: config.max_pixels,
+            resources: Resources { repo: repo.clone() },
         };
         let images = Images {
             repo: repo.clone(),
@@ -60,7 +60,7 @@ impl AppState {
         let sharing = Sharing {
             repo: repo.clone(),
             signer: signer.clone(),
-            alias_limit: Arc::new(config.alias_limit.clone()),
+            resources: Resources { repo: repo.clone() },
             server_publishing: config.server_publishing,
             base_url: base_url.clone().into(),
             image_host: images.image_host.clone(),

@@ -5,7 +5,7 @@
 
 use crate::render::spec::{default_presets, CropSpec};
 use anyhow::{bail, Context};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::PathBuf;
 
@@ -63,7 +63,7 @@ struct FileConfig {
 }
 
 /// The AliasLimit spec (decisions.md), as the TOML `[alias_limit]` table.
-#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
 pub struct AliasLimit {
     #[serde(default = "default_alias_limit")]
@@ -72,7 +72,7 @@ pub struct AliasLimit {
     pub overrides: Vec<AliasOverride>,
 }
 
-#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
 pub struct AliasOverride {
     pub email: String,
@@ -103,13 +103,13 @@ impl AliasLimit {
 }
 
 /// The RenderQuota spec (decisions.md), as the TOML `[render_quota]` table.
-#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RenderQuota {
     pub max_pixels: u64,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_pending_per_owner: Option<u64>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_renders_per_minute_per_owner: Option<u64>,
 }
 
@@ -142,6 +142,7 @@ pub struct Config {
     /// The preset renders every image gets.
     pub presets: Vec<CropSpec>,
     pub max_pixels: u64,
+    pub render_quota: Option<RenderQuota>,
     pub alias_limit: AliasLimit,
 }
 
@@ -249,7 +250,11 @@ impl Config {
             signing_key: env("LIGHTBOX_SIGNING_KEY").map(Secret).or(f.signing_key),
             log_format,
             presets: presets(f.presets)?,
-            max_pixels: f.render_quota.map_or(DEFAULT_MAX_PIXELS, |q| q.max_pixels),
+            max_pixels: f
+                .render_quota
+                .as_ref()
+                .map_or(DEFAULT_MAX_PIXELS, |q| q.max_pixels),
+            render_quota: f.render_quota,
             alias_limit: f.alias_limit.unwrap_or_default(),
         })
     }

@@ -17,6 +17,7 @@ pub mod moderation;
 pub mod queue;
 pub mod render;
 pub mod renders;
+pub mod resources;
 pub mod runtime;
 pub mod sharing;
 pub mod store;

@@ -5,9 +5,9 @@
 use crate::db::{DynRepo, ImageRow, RenderRow};
 use crate::render::pipeline::{self, Output};
 use crate::render::spec::CropSpec;
+use crate::resources::Resources;
 use crate::store::BlobStore;
 use crate::{Error, Result};
-use std::sync::Arc;
 use uuid::Uuid;
 
 pub const PROCESSING: &str = "processing";
@@ -18,8 +18,8 @@ pub const FAILED: &str = "failed";
 pub struct Renderer {
     pub repo: DynRepo,
     pub store: BlobStore,
-    pub presets: Arc<Vec<CropSpec>>,
-    pub max_pixels: u64,
+    /// The presets and the pixel limit, read afresh for every job.
+    pub resources: Resources,
 }
 
 pub fn render_key(image_id: Uuid, code: &str, version: i64, ext: &str) -> String {
@@ -40,7 +40,7 @@ impl Renderer {
     /// rules (a rule with a preset's code replaces that preset), then its
     /// own custom crops.
     pub async fn desired(&self, image: &ImageRow) -> Result<Vec<CropSpec>> {
-        let mut specs = self.presets.to_vec();
+        let mut specs = self.resources.presets().await?;
         let rules = self.repo.album_crops(image.album_id).await?;
         let crops = self.repo.custom_crops(image.id).await?;
         let extra = rules.iter().map(|(_, json)| json).chain(crops.iter());
@@ -55,8 +55,11 @@ impl Renderer {
     }
 
     /// The first render rows of a new image (the presets), pending at version 1.
-    pub fn initial_rows(&self, image: &ImageRow) -> Vec<RenderRow> {
-        self.presets
+    pub async fn initial_rows(&self, image: &ImageRow) -> Result<Vec<RenderRow>> {
+        Ok(self
+            .resources
+            .presets()
+            .await?
             .iter()
             .map(|s| RenderRow {
                 image_id: image.id,
@@ -69,7 +72,7 @@ impl Renderer {
                 size_bytes: None,
                 blob_key: None,
             })
-            .collect()
+            .collect())
     }
 
     /// Runs the job for one image. A deleted image is nothing to do; an
@@ -101,7 +104,7 @@ impl Renderer {
                 .map(|r| parse_spec(&r.spec))
                 .collect::<Result<Vec<_>>>()?;
             let original = self.store.get_bytes(&image.original_key).await?;
-            let max_pixels = self.max_pixels;
+            let max_pixels = self.resources.max_pixels().await?;
             let rendered = tokio::task::spawn_blocking(move || {
                 let decoded = pipeline::decode(&original, max_pixels, &specs)?;
                 pipeline::render_all(&decoded, &specs)

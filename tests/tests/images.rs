@@ -653,3 +653,59 @@ async fn an_undecodable_original_ends_failed() {
         404
     );
 }
+
+/// A preset dropped from the configuration is removed at the next start:
+/// its render rows and blobs go, the others stay.
+#[tokio::test]
+async fn a_preset_removed_from_the_configuration_loses_its_renders() {
+    if std::env::var("LIGHTBOX_TEST_POSTGRES").is_ok_and(|v| !v.is_empty()) {
+        return; // a restart on the same database is exercised on SQLite
+    }
+    let config = lightbox_e2e::TempDir::new();
+    let path = config.0.join("lightbox.toml");
+    let thumb_only = "[[presets]]\ncode = \"thumb\"\nwidth = 100\nheight = 100\n";
+    std::fs::write(
+        &path,
+        format!(
+            "{thumb_only}\n[[presets]]\ncode = \"wide\"\nwidth = 300\nheight = 0\nmode = \"fit\"\n"
+        ),
+    )
+    .unwrap();
+    let cfg = path.to_str().unwrap().to_owned();
+    let srv = Server::start_with(&[("LIGHTBOX_CONFIG", &cfg)]);
+    let t = srv.admin_token().await;
+    let (_, img) = srv
+        .upload(Some(&t), png_with_alpha(), "a.png", "image/png", None)
+        .await;
+    let ready = srv.ready(&t, &img["id"]).await;
+    assert_eq!(ready["renders"].as_array().unwrap().len(), 2);
+    let wide_blobs = |srv: &Server| {
+        srv.blobs()
+            .iter()
+            .filter(|p| p.to_string_lossy().contains("wide."))
+            .count()
+    };
+    assert_eq!(wide_blobs(&srv), 1);
+
+    let data = srv.stop();
+    std::fs::write(&path, thumb_only).unwrap();
+    let srv = Server::start_in(data, &[("LIGHTBOX_CONFIG", &cfg)]);
+    let t = srv.admin_token().await;
+    eventually(
+        Duration::from_secs(60),
+        "the wide render removed",
+        || async {
+            let got = srv
+                .ok(Some(&t), "image.get", json!({"id": img["id"]}))
+                .await;
+            let codes: Vec<_> = got["renders"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r["crop"].as_str().unwrap().to_owned())
+                .collect();
+            (codes == ["thumb"] && wide_blobs(&srv) == 0).then_some(())
+        },
+    )
+    .await;
+}

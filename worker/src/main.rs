@@ -7,6 +7,7 @@ use lightbox_core::config::Config;
 use lightbox_core::health::Dependencies;
 use lightbox_core::queue::{JobQueue, NatsQueue, NatsSettings};
 use lightbox_core::renders::Renderer;
+use lightbox_core::resources::Resources;
 use lightbox_core::runtime::{init_logs, shutdown_signal};
 use lightbox_core::{db, store::BlobStore};
 use std::sync::Arc;
@@ -35,8 +36,7 @@ async fn main() -> anyhow::Result<()> {
     let renderer = Renderer {
         repo: repo.clone(),
         store: store.clone(),
-        presets: Arc::new(config.presets.clone()),
-        max_pixels: config.max_pixels,
+        resources: Resources { repo: repo.clone() },
     };
     let deps = Dependencies {
         repo,

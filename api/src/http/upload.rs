@@ -64,7 +64,10 @@ pub async fn upload(
         return from_error(Error::Forbidden);
     }
     let images = &state.images;
-    let (id, mut upload) = images.start_upload(caller.user_id);
+    let (id, mut upload) = match images.start_upload(caller.user_id).await {
+        Ok(started) => started,
+        Err(e) => return from_error(e),
+    };
     let mut meta = Meta::default();
     let mut has_file = false;
     loop {

@@ -9,6 +9,7 @@
 pub mod albums;
 pub mod images;
 pub mod outbox;
+pub mod resources;
 mod sql;
 
 use crate::Result;
@@ -22,6 +23,7 @@ pub use albums::{
 };
 pub use images::{CropAdd, ImageChange, ImageRepo, ImageRow, RenderRow, ServedRender};
 pub use outbox::{OutboxRepo, OutboxRow};
+pub use resources::ResourceRepo;
 pub use sql::SqlRepo;
 
 /// Whether an insert or update hit a unique constraint.
@@ -130,6 +132,7 @@ pub trait Repo:
     + AlbumRepo
     + SharingRepo
     + OutboxRepo
+    + ResourceRepo
     + Send
     + Sync
 {

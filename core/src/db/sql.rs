@@ -3,6 +3,7 @@
 mod albums;
 mod images;
 mod outbox;
+mod resources;
 mod sharing;
 
 use super::*;

@@ -93,7 +93,8 @@ impl Images {
 
     pub async fn add_crop(&self, owner: Uuid, id: Uuid, spec: CropSpec) -> Result<ImageDto> {
         spec.validate()?;
-        if self.renderer.presets.iter().any(|p| p.code == spec.code) {
+        let presets = self.renderer.resources.presets().await?;
+        if presets.iter().any(|p| p.code == spec.code) {
             return Err(Error::invalid("code", "is the code of a preset"));
         }
         let image = self

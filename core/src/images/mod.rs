@@ -72,18 +72,14 @@ pub struct Images {
 impl Images {
     /// A new image id and the upload that streams its original. The key
     /// names only the owner and the id, never the client's file name.
-    pub fn start_upload(&self, owner: Uuid) -> (Uuid, Upload) {
+    pub async fn start_upload(&self, owner: Uuid) -> Result<(Uuid, Upload)> {
         let id = ids::new_id();
         let key = format!("originals/{owner}/{id}");
-        (
+        let max_pixels = self.renderer.resources.max_pixels().await?;
+        Ok((
             id,
-            Upload::new(
-                self.store.clone(),
-                key,
-                self.upload_max_bytes,
-                self.renderer.max_pixels,
-            ),
-        )
+            Upload::new(self.store.clone(), key, self.upload_max_bytes, max_pixels),
+        ))
     }
 
     /// Records a stored original and enqueues its renders. If recording
@@ -129,7 +125,7 @@ impl Images {
             taken_down_at: None,
             takedown_reason: None,
         };
-        let renders = self.renderer.initial_rows(&image);
+        let renders = self.renderer.initial_rows(&image).await?;
         self.repo.insert_image(&image, &renders).await?;
         self.outbox.notify_one();
         crate::metrics::METRICS.upload_bytes.inc_by(a.size);
@@ -157,7 +153,7 @@ impl Images {
     /// affects, at a new version).
     pub async fn recover(&self) -> Result<usize> {
         let mut waiting = self.repo.images_with_status(PROCESSING).await?;
-        for preset in self.renderer.presets.iter() {
+        for preset in self.renderer.resources.presets().await?.iter() {
             waiting.extend(
                 self.repo
                     .images_off_spec(&preset.code, &crate::renders::spec_json(preset))

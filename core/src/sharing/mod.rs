@@ -12,9 +12,9 @@ pub mod view;
 pub mod visitors;
 
 use crate::auth::jwt::Signer;
-use crate::config::AliasLimit;
 use crate::db::{AlbumRow, DynRepo, ImageRow, LinkRow, RenderRow};
 use crate::images::dto::{eligibility, Moderation};
+use crate::resources::Resources;
 use crate::{time, Error, Result};
 use policy::Policy;
 use serde::Serialize;
@@ -31,7 +31,8 @@ pub const PUBLIC: &str = "public";
 pub struct Sharing {
     pub repo: DynRepo,
     pub signer: Arc<Signer>,
-    pub alias_limit: Arc<AliasLimit>,
+    /// Where the alias limit is read, afresh for every claim.
+    pub resources: Resources,
     /// `LIGHTBOX_SERVER_PUBLISHING`: false keeps every folder unpublished.
     pub server_publishing: bool,
     pub base_url: Arc<str>,
@@ -168,7 +169,8 @@ impl Sharing {
 
     pub async fn limit_of(&self, owner: Uuid) -> Result<i64> {
         let user = self.repo.user_by_id(owner).await?.ok_or(Error::NotFound)?;
-        Ok(self.alias_limit.for_email(&user.email) as i64)
+        let limit = self.resources.alias_limit().await?;
+        Ok(limit.for_email(&user.email) as i64)
     }
 
     pub fn share_url(&self, link: &LinkRow) -> String {
