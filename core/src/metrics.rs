@@ -19,6 +19,8 @@ pub struct Metrics {
     render_seconds: HistogramVec,
     render_jobs: IntCounterVec,
     errors: IntCounterVec,
+    reconciles: IntCounterVec,
+    reconcile_seconds: HistogramVec,
     pub queue_depth: IntGauge,
     pub outbox_pending: IntGauge,
     pub redeliveries: IntCounter,
@@ -116,6 +118,19 @@ impl Metrics {
                 "Errors answered, by error code",
                 &["code"],
             ),
+            reconciles: counter(
+                &r,
+                "reconciles_total",
+                "Controller reconciles by resource kind and outcome",
+                &["kind", "outcome"],
+            ),
+            reconcile_seconds: histogram(
+                &r,
+                "reconcile_duration_seconds",
+                "Controller reconcile time by resource kind",
+                &["kind"],
+                LATENCY,
+            ),
             queue_depth: gauge(
                 &r,
                 "queue_depth",
@@ -166,6 +181,14 @@ impl Metrics {
         self.renders.with_label_values(&[preset, format]).inc();
         self.render_seconds
             .with_label_values(&[preset, format])
+            .observe(took.as_secs_f64());
+    }
+
+    pub fn reconcile(&self, kind: &str, ok: bool, took: Duration) {
+        let outcome = if ok { "ok" } else { "error" };
+        self.reconciles.with_label_values(&[kind, outcome]).inc();
+        self.reconcile_seconds
+            .with_label_values(&[kind])
             .observe(took.as_secs_f64());
     }
 
