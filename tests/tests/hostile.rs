@@ -70,6 +70,8 @@ async fn bad_ids_and_enormous_strings_in_rpc_params_get_2002_and_change_nothing(
         ("auth.login", json!({"email": huge, "password": "x"})),
         ("image.list", json!({"cursor": huge})),
         ("image.list", json!({"cursor": "not-a-cursor"})),
+        ("image.update", json!({"id": id, "title": "nul\u{0}inside"})),
+        ("album.create", json!({"name": "a\u{0}b"})),
     ];
     for (method, params) in calls {
         let err = srv.fail(Some(&t), method, params).await;

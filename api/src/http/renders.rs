@@ -69,6 +69,11 @@ pub async fn serve(
     let Some(format) = Format::from_ext(ext) else {
         return not_found();
     };
+    // Only a well-formed crop code reaches the database (PostgreSQL refuses
+    // a NUL in text, which would otherwise surface as a 500).
+    if !lightbox_core::render::spec::valid_code(code) {
+        return not_found();
+    }
     let render = match state.repo.served_render(id, code).await {
         Ok(Some(r)) => r,
         Ok(None) => return not_found(),

@@ -12,6 +12,11 @@ pub fn decode<T: DeserializeOwned>(params: Value) -> Result<T, Error> {
             "must be an object of named params",
         ));
     }
+    if let Some(field) = nul_in(&params, "") {
+        // No text with a NUL is stored: PostgreSQL refuses it, SQLite
+        // would keep a string that C-based tools then cut short.
+        return Err(Error::invalid(&field, "must not contain NUL characters"));
+    }
     serde_path_to_error::deserialize(params).map_err(|e| {
         let path = e.path().to_string();
         let message = e.inner().to_string();
@@ -22,6 +27,37 @@ pub fn decode<T: DeserializeOwned>(params: Value) -> Result<T, Error> {
         };
         Error::invalid(&field, message)
     })
+}
+
+/// The path of the first string (or key) holding a NUL character.
+fn nul_in(v: &Value, path: &str) -> Option<String> {
+    let here = || {
+        if path.is_empty() {
+            "params".to_owned()
+        } else {
+            path.to_owned()
+        }
+    };
+    match v {
+        Value::String(s) if s.contains('\0') => Some(here()),
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(i, x)| nul_in(x, &format!("{path}[{i}]"))),
+        Value::Object(map) => map.iter().find_map(|(k, x)| {
+            let p = if path.is_empty() {
+                k.clone()
+            } else {
+                format!("{path}.{k}")
+            };
+            if k.contains('\0') {
+                Some(p)
+            } else {
+                nul_in(x, &p)
+            }
+        }),
+        _ => None,
+    }
 }
 
 /// serde names missing and unknown fields between backticks.

@@ -69,7 +69,7 @@ impl CheckLimiter {
     }
 }
 
-fn syntax_ok(a: &str) -> bool {
+pub(crate) fn syntax_ok(a: &str) -> bool {
     let b = a.as_bytes();
     (3..=63).contains(&b.len())
         && b[0].is_ascii_alphanumeric()

@@ -168,6 +168,10 @@ impl Sharing {
             }
             Address::Alias(alias) => {
                 let alias = alias.to_lowercase();
+                // Nothing malformed reaches the database (PostgreSQL refuses a NUL).
+                if !super::aliases::syntax_ok(&alias) {
+                    return Err(Error::NotFound);
+                }
                 let row = self.repo.alias(&alias).await?.ok_or(Error::NotFound)?;
                 let album = self.live(row.album_id, PUBLIC).await?;
                 match row.state.as_str() {
