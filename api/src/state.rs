@@ -100,16 +100,8 @@ impl AppState {
 
 /// NATS JetStream when `NATS_URL` is set, else the in-process queue.
 async fn queue(config: &Config) -> anyhow::Result<Arc<dyn JobQueue>> {
-    Ok(match &config.nats_url {
-        Some(url) => Arc::new(
-            NatsQueue::connect(NatsSettings {
-                url: url.clone(),
-                prefix: config.nats_prefix.clone(),
-                ack_wait: std::time::Duration::from_secs(config.nats_ack_wait_s),
-                max_deliver: config.nats_max_deliver,
-            })
-            .await?,
-        ),
+    Ok(match NatsSettings::from_config(config) {
+        Some(settings) => Arc::new(NatsQueue::connect(settings).await?),
         None => Arc::new(MemoryQueue::new()),
     })
 }

@@ -8,7 +8,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinSet;
 
@@ -245,14 +245,13 @@ impl Drop for Cluster {
 /// Polls a GET until it answers `status`; the body it answered with.
 pub async fn wait_status(url: &str, status: u16, deadline: Duration) -> String {
     let http = reqwest::Client::new();
-    let start = Instant::now();
-    loop {
-        if let Ok(r) = http.get(url).send().await {
-            if r.status().as_u16() == status {
-                return r.text().await.unwrap_or_default();
-            }
+    let what = format!("{url} to answer {status}");
+    crate::eventually(deadline, &what, || async {
+        let r = http.get(url).send().await.ok()?;
+        if r.status().as_u16() != status {
+            return None;
         }
-        assert!(start.elapsed() < deadline, "{url} never answered {status}");
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+        Some(r.text().await.unwrap_or_default())
+    })
+    .await
 }

@@ -11,28 +11,19 @@ use lightbox_core::resources::Resources;
 use lightbox_core::runtime::{init_logs, shutdown_signal};
 use lightbox_core::{db, store::BlobStore};
 use std::sync::Arc;
-use std::time::Duration;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let config = Config::from_env()?;
     init_logs(config.log_format);
-    let Some(nats_url) = config.nats_url.clone() else {
+    let Some(nats) = NatsSettings::from_config(&config) else {
         anyhow::bail!(
             "lightbox-worker runs in cluster mode only: set NATS_URL (embedded lightbox-api renders in-process)"
         );
     };
     let repo = db::connect(config.database_url.expose()).await?;
     let store = BlobStore::from_url(&config.storage_url)?;
-    let queue: Arc<dyn JobQueue> = Arc::new(
-        NatsQueue::connect(NatsSettings {
-            url: nats_url,
-            prefix: config.nats_prefix.clone(),
-            ack_wait: Duration::from_secs(config.nats_ack_wait_s),
-            max_deliver: config.nats_max_deliver,
-        })
-        .await?,
-    );
+    let queue: Arc<dyn JobQueue> = Arc::new(NatsQueue::connect(nats).await?);
     let renderer = Renderer {
         repo: repo.clone(),
         store: store.clone(),

@@ -86,8 +86,6 @@ pub trait ImageRepo {
     async fn set_status(&self, image_id: Uuid, status: &str) -> Result<()>;
     async fn images_with_status(&self, status: &str) -> Result<Vec<Uuid>>;
     async fn served_render(&self, image_id: Uuid, code: &str) -> Result<Option<ServedRender>>;
-    /// Images lacking render `code`, or having it with another spec.
-    async fn images_off_spec(&self, code: &str, spec: &str) -> Result<Vec<Uuid>>;
     /// Whether `album` is a live folder of `owner`.
     async fn album_owned(&self, owner: Uuid, album: Uuid) -> Result<bool>;
     /// Changes what is given; false when the owner has no such image.

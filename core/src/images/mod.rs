@@ -153,12 +153,10 @@ impl Images {
     /// affects, at a new version).
     pub async fn recover(&self) -> Result<usize> {
         let mut waiting = self.repo.images_with_status(PROCESSING).await?;
-        for preset in self.renderer.resources.presets().await?.iter() {
-            waiting.extend(
-                self.repo
-                    .images_off_spec(&preset.code, &crate::renders::spec_json(preset))
-                    .await?,
-            );
+        let resources = &self.renderer.resources;
+        for preset in resources.presets().await?.iter() {
+            let backlog = resources.preset_backlog(preset).await?;
+            waiting.extend(backlog.into_iter().map(|(image, _)| image));
         }
         waiting.sort();
         waiting.dedup();

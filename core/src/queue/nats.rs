@@ -25,6 +25,18 @@ pub struct NatsSettings {
     pub max_deliver: u32,
 }
 
+impl NatsSettings {
+    /// From the configuration; `None` without `NATS_URL` (embedded mode).
+    pub fn from_config(config: &crate::config::Config) -> Option<NatsSettings> {
+        Some(NatsSettings {
+            url: config.nats_url.clone()?,
+            prefix: config.nats_prefix.clone(),
+            ack_wait: Duration::from_secs(config.nats_ack_wait_s),
+            max_deliver: config.nats_max_deliver,
+        })
+    }
+}
+
 pub struct NatsQueue {
     client: async_nats::Client,
     js: jetstream::Context,

@@ -292,18 +292,6 @@ impl ImageRepo for SqlRepo {
         rows.iter().map(|r| uuid(r, "id")).collect()
     }
 
-    async fn images_off_spec(&self, code: &str, spec: &str) -> Result<Vec<Uuid>> {
-        let rows = sqlx::query(
-            "SELECT i.id FROM images i LEFT JOIN renders r ON r.image_id = i.id AND r.code = $1 \
-             WHERE r.image_id IS NULL OR r.spec <> $2",
-        )
-        .bind(code)
-        .bind(spec)
-        .fetch_all(&self.pool)
-        .await?;
-        rows.iter().map(|r| uuid(r, "id")).collect()
-    }
-
     async fn album_owned(&self, owner: Uuid, album: Uuid) -> Result<bool> {
         let row = sqlx::query(
             "SELECT id FROM albums WHERE id = $1 AND owner_id = $2 AND deleted_at IS NULL",
