@@ -2,6 +2,7 @@
 //! data dir, talks HTTP to them, and kills them by PID when dropped.
 
 pub mod cluster;
+pub mod files;
 
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read};

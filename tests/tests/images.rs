@@ -1,5 +1,6 @@
 //! Uploads, renders and `/i` serving over real HTTP with real photographs.
 
+use lightbox_e2e::files::declared_png;
 use lightbox_e2e::{corpus, eventually, Server};
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -200,42 +201,6 @@ async fn a_webp_with_a_trailing_exif_chunk() {
     assert_eq!(img["exif"]["taken_at"], "2018-08-02T14:03:27Z");
     let ready = srv.ready(&t, &img["id"]).await;
     check_renders(&srv, &ready, "image/webp", &["SONY", "ILCE"]).await;
-}
-
-/// A PNG whose header declares `w`x`h` pixels, with no pixel data at all.
-fn declared_png(w: u32, h: u32, idat: &[u8]) -> Vec<u8> {
-    fn crc(bytes: &[u8]) -> u32 {
-        let mut c = 0xFFFF_FFFFu32;
-        for b in bytes {
-            c ^= *b as u32;
-            for _ in 0..8 {
-                c = if c & 1 != 0 {
-                    0xEDB8_8320 ^ (c >> 1)
-                } else {
-                    c >> 1
-                };
-            }
-        }
-        !c
-    }
-    let chunk = |kind: &[u8], data: &[u8]| {
-        let mut body = kind.to_vec();
-        body.extend(data);
-        let mut out = (data.len() as u32).to_be_bytes().to_vec();
-        out.extend(&body);
-        out.extend(crc(&body).to_be_bytes());
-        out
-    };
-    let mut ihdr = w.to_be_bytes().to_vec();
-    ihdr.extend(h.to_be_bytes());
-    ihdr.extend([8, 6, 0, 0, 0]);
-    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
-    png.extend(chunk(b"IHDR", &ihdr));
-    if !idat.is_empty() {
-        png.extend(chunk(b"IDAT", idat));
-    }
-    png.extend(chunk(b"IEND", &[]));
-    png
 }
 
 #[tokio::test]

@@ -44,6 +44,20 @@ fn rejected(r: Rejected) -> Response {
     }
 }
 
+/// The `meta` part, checked like RPC params (an object, no NUL anywhere).
+fn parse_meta(text: &[u8]) -> Result<Meta, Error> {
+    let value = serde_json::from_slice(text).map_err(|e| Error::invalid("meta", e.to_string()))?;
+    crate::rpc::params::decode(value).map_err(|e| match e {
+        Error::Validation(mut fields) => {
+            for f in &mut fields {
+                f.field = format!("meta.{}", f.field);
+            }
+            Error::Validation(fields)
+        }
+        other => other,
+    })
+}
+
 pub async fn upload(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -105,14 +119,9 @@ pub async fn upload(
                         );
                     }
                 }
-                meta = match serde_json::from_slice::<Meta>(&text) {
+                meta = match parse_meta(&text) {
                     Ok(m) => m,
-                    Err(e) => {
-                        return error(
-                            StatusCode::BAD_REQUEST,
-                            &Error::invalid("meta", e.to_string()),
-                        )
-                    }
+                    Err(e) => return error(StatusCode::BAD_REQUEST, &e),
                 };
                 if let Err(e) = meta.validate() {
                     return from_error(e);

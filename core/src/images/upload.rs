@@ -12,6 +12,9 @@ use crate::Error;
 use object_store::WriteMultipart;
 
 const HEAD: usize = 1 << 20;
+/// How far a JPEG's metadata (ICC, XMP, EXIF segments) may push its frame
+/// header before the upload is refused as unreadable.
+const MAX_HEAD: usize = 8 << 20;
 const TAIL: usize = 256 << 10;
 
 #[derive(Debug)]
@@ -57,6 +60,7 @@ pub struct Upload {
     total: u64,
     writer: Option<WriteMultipart>,
     probed: Option<(Format, u32, u32)>,
+    probe_at: usize,
 }
 
 impl Upload {
@@ -71,6 +75,7 @@ impl Upload {
             total: 0,
             writer: None,
             probed: None,
+            probe_at: HEAD,
         }
     }
 
@@ -82,8 +87,12 @@ impl Upload {
         match &mut self.writer {
             None => {
                 self.head.extend_from_slice(chunk);
-                if self.head.len() >= HEAD {
-                    self.start().await?;
+                if self.head.len() >= self.probe_at {
+                    if self.head.len() < MAX_HEAD && self.header_still_coming() {
+                        self.probe_at *= 2;
+                    } else {
+                        self.start().await?;
+                    }
                 }
             }
             Some(w) => {
@@ -96,6 +105,12 @@ impl Upload {
             }
         }
         Ok(())
+    }
+
+    /// A known format whose size is not readable yet: more header to come.
+    fn header_still_coming(&self) -> bool {
+        probe::sniff(&self.head)
+            .is_some_and(|format| probe::stored_size(&self.head, format).is_none())
     }
 
     /// Checks the header, then starts writing.
@@ -127,7 +142,7 @@ impl Upload {
             .probed
             .ok_or(Rejected::Invalid("unreadable image header"))?;
         if !probe::complete(format, &self.head, &self.tail, self.total) {
-            return Err(Rejected::Invalid("truncated image"));
+            return Err(Rejected::Invalid("truncated image, or data after its end"));
         }
         let exif = match format {
             Format::Webp => {
