@@ -103,17 +103,24 @@ impl Drop for S3Server {
     }
 }
 
-/// A TCP relay in front of NATS that can be cut and restored on the same
-/// port, to take the queue away from running processes.
+/// A TCP relay in front of a dependency (NATS by default) that can be cut
+/// and restored on the same port, to take it away from running processes.
 pub struct Relay {
     pub port: u16,
+    target: String,
     tasks: Arc<Mutex<Option<JoinSet<()>>>>,
 }
 
 impl Relay {
     pub async fn start() -> Relay {
+        Relay::to(NATS).await
+    }
+
+    /// A relay to `target` (`host:port`).
+    pub async fn to(target: &str) -> Relay {
         let relay = Relay {
             port: free_port(),
+            target: target.to_owned(),
             tasks: Arc::default(),
         };
         relay.up().await;
@@ -122,6 +129,11 @@ impl Relay {
 
     pub fn url(&self) -> String {
         format!("nats://127.0.0.1:{}", self.port)
+    }
+
+    /// `url` (any scheme) pointed at the relay instead of at its target.
+    pub fn redirect(&self, url: &str) -> String {
+        url.replacen(&self.target, &format!("127.0.0.1:{}", self.port), 1)
     }
 
     /// Accepts connections again and relays them to NATS.
@@ -134,11 +146,13 @@ impl Relay {
         let mut set = JoinSet::new();
         let conns = Arc::new(Mutex::new(JoinSet::new()));
         let held = conns.clone();
+        let target = self.target.clone();
         set.spawn(async move {
             let _held = held;
             while let Ok((mut client, _)) = listener.accept().await {
+                let target = target.clone();
                 conns.lock().unwrap().spawn(async move {
-                    if let Ok(mut server) = TcpStream::connect(NATS).await {
+                    if let Ok(mut server) = TcpStream::connect(target).await {
                         let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
                     }
                 });
