@@ -85,6 +85,13 @@ mkdir -p target/chart
 "$helm" template lightbox "$chart" --namespace lightbox > target/chart/default.yaml
 "$helm" template lightbox "$chart" --namespace lightbox -f "$chart/ci/cluster-values.yaml" > target/chart/cluster.yaml
 # Built-in kinds strictly; the CropPresets are checked by controller/tests/chart.rs.
+# values.schema.json refuses bad values before anything renders.
+for bad in 'cropPresets[0].quality=0' 'cropPresets[0].code=Bad_Code' 'api.replicas=-1'; do
+    if "$helm" lint --strict "$chart" --set "$bad" >/dev/null 2>&1; then
+        echo "the chart accepted $bad" >&2
+        exit 1
+    fi
+done
 "$tools/kv/bin/kubernetes-validate" --strict --quiet target/chart/default.yaml target/chart/cluster.yaml
 export LIGHTBOX_CHART_RENDERED="$PWD/target/chart"
 
@@ -96,3 +103,10 @@ LIGHTBOX_TEST_POSTGRES_CLUSTER="$pg" cargo test --workspace
 step "end-to-end tests again on PostgreSQL ($pg_host:$pg_port), embedded"
 # --workspace keeps the feature set of the first pass, so nothing is rebuilt.
 LIGHTBOX_TEST_POSTGRES="$pg" cargo test --workspace -- --skip cluster_
+
+step "hardening with short bounds: fuzzing, load and soak, serving speed"
+# The long runs and their figures: scripts/hardening.sh, bench/RESULTS.md.
+# The serving ratio here only guards against a collapse (a 3 s run on a
+# busy machine is noisy); bench/serve.sh holds the 0.60 target.
+HARDENING_TESTS=0 FUZZ_SECONDS=15 LOAD_SECONDS=20 SERVE_SECONDS=3 SERVE_MIN_RATIO=0.35 \
+    LIGHTBOX_TEST_POSTGRES="$pg" scripts/hardening.sh

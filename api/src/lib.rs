@@ -7,6 +7,7 @@ pub mod state;
 
 pub use state::AppState;
 
+use axum::serve::ListenerExt;
 use axum::Router;
 use lightbox_core::accounts;
 use lightbox_core::config::Config;
@@ -63,6 +64,11 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
         cluster = state.clustered(), "lightbox-api ready");
     println!("listening on http://{addr}");
     let service = app(state).into_make_service_with_connect_info::<SocketAddr>();
+    // Without TCP_NODELAY a response written as headers then body waits
+    // for the client's delayed ACK: 40 ms per request on keep-alive.
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
     axum::serve(listener, service)
         .with_graceful_shutdown(shutdown_signal())
         .await?;

@@ -10,12 +10,25 @@ use lightbox_core::queue::outbox::Relay;
 use lightbox_core::queue::{JobQueue, MemoryQueue, NatsQueue, NatsSettings};
 use lightbox_core::renders::Renderer;
 use lightbox_core::resources::Resources;
+use lightbox_core::serving::ServedRenders;
 use lightbox_core::sharing::Sharing;
 use lightbox_core::store::BlobStore;
 use std::sync::Arc;
 
+/// Cloned for every request by axum's `State`: one reference count, not
+/// one per service.
 #[derive(Clone)]
-pub struct AppState {
+pub struct AppState(Arc<Services>);
+
+impl std::ops::Deref for AppState {
+    type Target = Services;
+
+    fn deref(&self) -> &Services {
+        &self.0
+    }
+}
+
+pub struct Services {
     pub repo: DynRepo,
     pub store: BlobStore,
     pub signer: Arc<Signer>,
@@ -27,6 +40,7 @@ pub struct AppState {
     pub sharing: Sharing,
     pub queue: Arc<dyn JobQueue>,
     pub relay: Relay,
+    pub served: Arc<ServedRenders>,
 }
 
 impl AppState {
@@ -70,7 +84,8 @@ impl AppState {
             repo: repo.clone(),
             images: images.clone(),
         };
-        Ok(AppState {
+        Ok(AppState(Arc::new(Services {
+            served: Arc::new(ServedRenders::new(repo.clone(), store.clone())),
             repo,
             store,
             signer,
@@ -81,7 +96,7 @@ impl AppState {
             sharing,
             queue,
             relay,
-        })
+        })))
     }
 
     /// Cluster mode: the renders are made by `lightbox-worker` processes.

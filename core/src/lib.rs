@@ -19,6 +19,7 @@ pub mod render;
 pub mod renders;
 pub mod resources;
 pub mod runtime;
+pub mod serving;
 pub mod sharing;
 pub mod store;
 pub mod time;

@@ -142,6 +142,7 @@ impl Renderer {
         crate::metrics::METRICS.render(&done.code, out.format.ext(), out.took);
         self.store.put(&key, out.bytes).await?;
         let (current, replaced) = self.repo.render_produced(&done).await?;
+        crate::serving::renders_changed();
         if !current {
             // The spec moved on while this ran; a newer job renders it.
             self.store.delete(&key).await?;

@@ -107,6 +107,7 @@ impl BlobStore {
 
     /// Deletes an object; one already gone is not an error.
     pub async fn delete(&self, key: &str) -> Result<()> {
+        crate::serving::renders_changed();
         match self.inner.delete(&Path::from(key)).await {
             Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
             Err(e) => Err(e.into()),

@@ -8,6 +8,7 @@ use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use lightbox_core::render::spec::Format;
+use lightbox_core::serving::SMALL;
 use uuid::Uuid;
 
 const CACHE: &str = "public, max-age=31536000, immutable";
@@ -74,7 +75,7 @@ pub async fn serve(
     if !lightbox_core::render::spec::valid_code(code) {
         return not_found();
     }
-    let render = match state.repo.served_render(id, code).await {
+    let render = match state.served.lookup(id, code).await {
         Ok(Some(r)) => r,
         Ok(None) => return not_found(),
         Err(e) => return super::errors::from_error(e),
@@ -116,6 +117,19 @@ pub async fn serve(
     };
     let length = range.as_ref().map_or(size, |r| r.end - r.start);
     head.push((header::CONTENT_LENGTH, length.to_string()));
+    if size <= SMALL {
+        return match state.served.small_file(&render.blob_key).await {
+            Ok(bytes) if bytes.len() as u64 == size => {
+                let body = match range {
+                    Some(r) => bytes.slice(r.start as usize..r.end as usize),
+                    None => bytes,
+                };
+                (status, headers_of(head), body).into_response()
+            }
+            Ok(_) => super::errors::from_error(anyhow::anyhow!("render size changed").into()),
+            Err(e) => super::errors::from_error(e),
+        };
+    }
     match state.store.get_stream(&render.blob_key, range).await {
         Ok(stream) => (status, headers_of(head), Body::from_stream(stream)).into_response(),
         Err(e) => super::errors::from_error(e),

@@ -105,6 +105,10 @@ async fn call(state: &AppState, auth: &Result<Option<Caller>>, client: &str, c: 
         client: client.to_owned(),
     };
     let result = capped((method.handler)(ctx, c.params.clone()), CALL_TIMEOUT).await;
+    if matches!(method.access, Access::Write | Access::Admin) {
+        // Deletions, takedowns and crop changes must reach /i/ at once.
+        lightbox_core::serving::renders_changed();
+    }
     let code = result.as_ref().err().map(Error::code);
     METRICS.rpc(method.name, code, started.elapsed());
     if let Err(Error::Internal(e)) = &result {
