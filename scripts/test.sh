@@ -86,12 +86,20 @@ mkdir -p target/chart
 "$helm" template lightbox "$chart" --namespace lightbox -f "$chart/ci/cluster-values.yaml" > target/chart/cluster.yaml
 # Built-in kinds strictly; the CropPresets are checked by controller/tests/chart.rs.
 # values.schema.json refuses bad values before anything renders.
-for bad in 'cropPresets[0].quality=0' 'cropPresets[0].code=Bad_Code' 'api.replicas=-1'; do
-    if "$helm" lint --strict "$chart" --set "$bad" >/dev/null 2>&1; then
-        echo "the chart accepted $bad" >&2
+# Each bad value must be refused for its own field, next to a good preset.
+preset() { printf 'cropPresets=[{"name":"thumb","code":"%s","width":400,"height":400,"quality":%s}]' "$1" "$2"; }
+"$helm" lint --strict "$chart" --set-json "$(preset thumb 80)" >/dev/null
+refuses() {
+    local out
+    if out="$("$helm" lint --strict "$chart" --set-json "$1" 2>&1)" || ! grep -q "at '$2'" <<<"$out"; then
+        echo "the chart did not refuse $1 at $2:" >&2
+        echo "$out" >&2
         exit 1
     fi
-done
+}
+refuses "$(preset thumb 0)" /cropPresets/0/quality
+refuses "$(preset Bad_Code 80)" /cropPresets/0/code
+refuses 'api={"replicas":-1}' /api/replicas
 "$tools/kv/bin/kubernetes-validate" --strict --quiet target/chart/default.yaml target/chart/cluster.yaml
 export LIGHTBOX_CHART_RENDERED="$PWD/target/chart"
 

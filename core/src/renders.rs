@@ -2,7 +2,7 @@
 //! Idempotent and safe to run twice at once: bytes go to keys named by
 //! version, and a version is recorded only while it is still current.
 
-use crate::db::{DynRepo, ImageRow, RenderRow};
+use crate::db::{DynRepo, ImageRow, RenderRow, SpecSource};
 use crate::render::pipeline::{self, Output};
 use crate::render::spec::CropSpec;
 use crate::resources::Resources;
@@ -36,19 +36,28 @@ pub fn parse_spec(json: &str) -> Result<CropSpec> {
 }
 
 impl Renderer {
-    /// Every render an image should have: the presets, its folder's crop
-    /// rules (a rule with a preset's code replaces that preset), then its
-    /// own custom crops.
-    pub async fn desired(&self, image: &ImageRow) -> Result<Vec<CropSpec>> {
-        let mut specs = self.resources.presets().await?;
+    /// Every render an image should have, with where it comes from: the
+    /// presets, its folder's crop rules (a rule with a preset's code
+    /// replaces that preset), then its own custom crops.
+    pub async fn desired(&self, image: &ImageRow) -> Result<Vec<(CropSpec, SpecSource)>> {
+        let mut specs: Vec<_> = self
+            .resources
+            .presets()
+            .await?
+            .into_iter()
+            .map(|s| (s, SpecSource::Preset))
+            .collect();
         let rules = self.repo.album_crops(image.album_id).await?;
         let crops = self.repo.custom_crops(image.id).await?;
-        let extra = rules.iter().map(|(_, json)| json).chain(crops.iter());
-        for json in extra {
+        let rules = rules
+            .iter()
+            .map(|(_, json)| (json, SpecSource::FolderRule(image.album_id)));
+        let extra = rules.chain(crops.iter().map(|json| (json, SpecSource::Custom)));
+        for (json, source) in extra {
             let spec = parse_spec(json)?;
-            match specs.iter_mut().find(|s| s.code == spec.code) {
-                Some(slot) => *slot = spec,
-                None => specs.push(spec),
+            match specs.iter_mut().find(|(s, _)| s.code == spec.code) {
+                Some(slot) => *slot = (spec, source),
+                None => specs.push((spec, source)),
             }
         }
         Ok(specs)
@@ -82,12 +91,12 @@ impl Renderer {
             return Ok(());
         };
         let desired = self.desired(&image).await?;
-        for spec in &desired {
+        for (spec, source) in &desired {
             self.repo
-                .set_render_spec(image_id, &spec.code, &spec_json(spec))
+                .set_render_spec(image_id, &spec.code, &spec_json(spec), *source)
                 .await?;
         }
-        let codes: Vec<String> = desired.iter().map(|s| s.code.clone()).collect();
+        let codes: Vec<String> = desired.iter().map(|(s, _)| s.code.clone()).collect();
         for key in self.repo.remove_renders_except(image_id, &codes).await? {
             self.store.delete(&key).await?;
         }

@@ -71,7 +71,8 @@ pub struct PgDatabase {
 }
 
 impl PgDatabase {
-    fn create() -> Option<PgDatabase> {
+    /// A fresh database when `LIGHTBOX_TEST_POSTGRES` is set.
+    pub fn from_env() -> Option<PgDatabase> {
         let base = std::env::var("LIGHTBOX_TEST_POSTGRES")
             .ok()
             .filter(|v| !v.is_empty())?;
@@ -155,7 +156,7 @@ impl Server {
         let pg = if data.0.join("lightbox.db").exists() {
             None
         } else {
-            PgDatabase::create()
+            PgDatabase::from_env()
         };
         let url = pg.as_ref().map(PgDatabase::url);
         let mut env: Vec<(&str, &str)> = Vec::new();

@@ -141,11 +141,15 @@ async fn the_upload_route_refuses_wrong_credentials() {
         .user("uploader@example.com", "uploader-password-1")
         .await;
     let (read_only, _) = pat(&srv, &jwt, "ro", &["read"]).await;
+    let (revoked, revoked_id) = pat(&srv, &jwt, "gone", &["read", "write"]).await;
+    srv.ok(Some(&jwt), "token.revoke", json!({"id": revoked_id}))
+        .await;
     let bytes = lightbox_e2e::synthetic_jpeg(300, 200, 1);
     for (token, status, code) in [
         (None, 401, 1001),
         (Some("not-a-token".to_owned()), 401, 1001),
         (Some(expired(&jwt)), 401, 1001),
+        (Some(revoked), 401, 1001),
         (Some(read_only), 403, 1003),
     ] {
         let (got, body) = srv

@@ -4,6 +4,16 @@ use crate::Result;
 use async_trait::async_trait;
 use uuid::Uuid;
 
+/// Where an image's wanted render comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpecSource {
+    Preset,
+    /// A crop rule of the image's folder.
+    FolderRule(Uuid),
+    /// One of the image's own custom crops.
+    Custom,
+}
+
 #[derive(Debug, Clone)]
 pub struct ImageRow {
     pub id: Uuid,
@@ -76,8 +86,16 @@ pub trait ImageRepo {
     async fn renders_of(&self, image_ids: &[Uuid]) -> Result<Vec<RenderRow>>;
     /// The custom crops (image id, spec JSON) of many images in one query.
     async fn custom_crops_of(&self, image_ids: &[Uuid]) -> Result<Vec<(Uuid, String)>>;
-    /// Inserts the render, or moves it to a new version if its spec changed.
-    async fn set_render_spec(&self, image_id: Uuid, code: &str, spec: &str) -> Result<()>;
+    /// Inserts the render, or moves it to a new version if its spec changed,
+    /// as long as what asked for it (`source`) still exists: a crop deleted
+    /// while a job ran must not get its render back.
+    async fn set_render_spec(
+        &self,
+        image_id: Uuid,
+        code: &str,
+        spec: &str,
+        source: SpecSource,
+    ) -> Result<()>;
     /// Deletes renders whose code is not in `keep`; returns their blob keys.
     async fn remove_renders_except(&self, image_id: Uuid, keep: &[String]) -> Result<Vec<String>>;
     /// Records produced bytes if `version` is still current; returns whether

@@ -21,7 +21,7 @@ pub use albums::{
     AlbumRepo, AlbumRow, AliasChange, AliasRow, LinkChange, LinkRow, Moderated, Publication,
     Published, SharingRepo,
 };
-pub use images::{CropAdd, ImageChange, ImageRepo, ImageRow, RenderRow, ServedRender};
+pub use images::{CropAdd, ImageChange, ImageRepo, ImageRow, RenderRow, ServedRender, SpecSource};
 pub use outbox::{OutboxRepo, OutboxRow};
 pub use resources::ResourceRepo;
 pub use sql::SqlRepo;

@@ -1,6 +1,6 @@
 //! `ImageRepo` for `SqlRepo`.
 
-use super::{uuid, SqlRepo};
+use super::{uuid, Engine, SqlRepo};
 use crate::db::images::*;
 use crate::Result;
 use async_trait::async_trait;
@@ -215,17 +215,48 @@ impl ImageRepo for SqlRepo {
             .collect()
     }
 
-    async fn set_render_spec(&self, image_id: Uuid, code: &str, spec: &str) -> Result<()> {
-        sqlx::query(
-            "INSERT INTO renders (image_id, code, spec, version) VALUES ($1, $2, $3, 1) \
+    async fn set_render_spec(
+        &self,
+        image_id: Uuid,
+        code: &str,
+        spec: &str,
+        source: SpecSource,
+    ) -> Result<()> {
+        // On PostgreSQL the share lock makes a concurrent delete of the crop
+        // either wait for this insert or be seen by it; SQLite runs one
+        // writing statement at a time.
+        let lock = match self.engine {
+            Engine::Postgres => " FOR KEY SHARE",
+            Engine::Sqlite => "",
+        };
+        let (guard, album) = match source {
+            SpecSource::Preset => ("TRUE".to_owned(), None),
+            SpecSource::FolderRule(album) => (
+                format!(
+                    "EXISTS (SELECT 1 FROM album_crops WHERE album_id = $4 AND code = $2{lock})"
+                ),
+                Some(album),
+            ),
+            SpecSource::Custom => (
+                format!(
+                    "EXISTS (SELECT 1 FROM custom_crops WHERE image_id = $1 AND code = $2{lock})"
+                ),
+                None,
+            ),
+        };
+        let sql = format!(
+            "INSERT INTO renders (image_id, code, spec, version) SELECT $1, $2, $3, 1 WHERE {guard} \
              ON CONFLICT (image_id, code) DO UPDATE \
-             SET spec = excluded.spec, version = renders.version + 1 WHERE renders.spec <> excluded.spec",
-        )
-        .bind(image_id.to_string())
-        .bind(code)
-        .bind(spec)
-        .execute(&self.pool)
-        .await?;
+             SET spec = excluded.spec, version = renders.version + 1 WHERE renders.spec <> excluded.spec"
+        );
+        let mut query = sqlx::query(&sql)
+            .bind(image_id.to_string())
+            .bind(code)
+            .bind(spec);
+        if let Some(album) = album {
+            query = query.bind(album.to_string());
+        }
+        query.execute(&self.pool).await?;
         Ok(())
     }
 
