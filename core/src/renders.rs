@@ -49,9 +49,7 @@ impl Renderer {
             .collect();
         let rules = self.repo.album_crops(image.album_id).await?;
         let crops = self.repo.custom_crops(image.id).await?;
-        let rules = rules
-            .iter()
-            .map(|(_, json)| (json, SpecSource::FolderRule(image.album_id)));
+        let rules = rules.iter().map(|(_, json)| (json, SpecSource::FolderRule));
         let extra = rules.chain(crops.iter().map(|json| (json, SpecSource::Custom)));
         for (json, source) in extra {
             let spec = parse_spec(json)?;

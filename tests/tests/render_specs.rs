@@ -9,15 +9,26 @@ use uuid::Uuid;
 
 const SPEC: &str = r#"{"code":"sq","width":100,"height":100}"#;
 
-async fn repos() -> Vec<(SqlRepo, Option<PgDatabase>, TempDir)> {
+/// The repositories under test, with the databases they need kept alive.
+struct Engines {
+    repos: Vec<SqlRepo>,
+    _pg: Option<PgDatabase>,
+    _dir: TempDir,
+}
+
+async fn engines() -> Engines {
     let dir = TempDir::new();
     let sqlite = format!("sqlite://{}?mode=rwc", dir.0.join("db.sqlite").display());
-    let mut out = vec![(SqlRepo::connect(&sqlite).await.unwrap(), None, dir)];
-    if let Some(pg) = PgDatabase::from_env() {
-        let repo = SqlRepo::connect(&pg.url()).await.unwrap();
-        out.push((repo, Some(pg), TempDir::new()));
+    let mut repos = vec![SqlRepo::connect(&sqlite).await.unwrap()];
+    let pg = PgDatabase::from_env();
+    if let Some(pg) = &pg {
+        repos.push(SqlRepo::connect(&pg.url()).await.unwrap());
     }
-    out
+    Engines {
+        repos,
+        _pg: pg,
+        _dir: dir,
+    }
 }
 
 async fn image(repo: &SqlRepo) -> ImageRow {
@@ -64,52 +75,54 @@ async fn codes(repo: &SqlRepo, image: Uuid) -> Vec<String> {
 
 #[tokio::test]
 async fn a_deleted_custom_crop_does_not_get_its_render_back() {
-    for (repo, _pg, _dir) in repos().await {
-        let img = image(&repo).await;
+    let engines = engines().await;
+    for repo in &engines.repos {
+        let img = image(repo).await;
         repo.add_custom_crop(img.id, "sq", SPEC, 5, 2)
             .await
             .unwrap();
         repo.set_render_spec(img.id, "sq", SPEC, SpecSource::Custom)
             .await
             .unwrap();
-        assert_eq!(codes(&repo, img.id).await, ["sq"]);
+        assert_eq!(codes(repo, img.id).await, ["sq"]);
         repo.delete_custom_crop(img.id, "sq").await.unwrap();
-        assert!(codes(&repo, img.id).await.is_empty());
+        assert!(codes(repo, img.id).await.is_empty());
         // The job that read the crop before its deletion now records it.
         repo.set_render_spec(img.id, "sq", SPEC, SpecSource::Custom)
             .await
             .unwrap();
-        assert!(codes(&repo, img.id).await.is_empty());
+        assert!(codes(repo, img.id).await.is_empty());
         // A preset has no row to lose.
         repo.set_render_spec(img.id, "sq", SPEC, SpecSource::Preset)
             .await
             .unwrap();
-        assert_eq!(codes(&repo, img.id).await, ["sq"]);
+        assert_eq!(codes(repo, img.id).await, ["sq"]);
     }
 }
 
 #[tokio::test]
 async fn a_deleted_folder_rule_does_not_get_its_render_back() {
-    for (repo, _pg, _dir) in repos().await {
-        let img = image(&repo).await;
-        let rule = SpecSource::FolderRule(img.album_id);
+    let engines = engines().await;
+    for repo in &engines.repos {
+        let img = image(repo).await;
+        let rule = SpecSource::FolderRule;
         repo.set_album_crop(img.album_id, "sq", SPEC, 2)
             .await
             .unwrap();
         repo.set_render_spec(img.id, "sq", SPEC, rule)
             .await
             .unwrap();
-        assert_eq!(codes(&repo, img.id).await, ["sq"]);
+        assert_eq!(codes(repo, img.id).await, ["sq"]);
         repo.remove_renders_except(img.id, &[]).await.unwrap();
         assert!(repo.delete_album_crop(img.album_id, "sq").await.unwrap());
         // Another folder's rule of that code does not count either.
-        let other = image(&repo).await;
+        let other = image(repo).await;
         repo.set_album_crop(other.album_id, "sq", SPEC, 3)
             .await
             .unwrap();
         repo.set_render_spec(img.id, "sq", SPEC, rule)
             .await
             .unwrap();
-        assert!(codes(&repo, img.id).await.is_empty());
+        assert!(codes(repo, img.id).await.is_empty());
     }
 }

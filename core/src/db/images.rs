@@ -9,7 +9,7 @@ use uuid::Uuid;
 pub enum SpecSource {
     Preset,
     /// A crop rule of the image's folder.
-    FolderRule(Uuid),
+    FolderRule,
     /// One of the image's own custom crops.
     Custom,
 }

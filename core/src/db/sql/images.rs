@@ -229,19 +229,14 @@ impl ImageRepo for SqlRepo {
             Engine::Postgres => " FOR KEY SHARE",
             Engine::Sqlite => "",
         };
-        let (guard, album) = match source {
-            SpecSource::Preset => ("TRUE".to_owned(), None),
-            SpecSource::FolderRule(album) => (
-                format!(
-                    "EXISTS (SELECT 1 FROM album_crops WHERE album_id = $4 AND code = $2{lock})"
-                ),
-                Some(album),
+        let guard = match source {
+            SpecSource::Preset => "TRUE".to_owned(),
+            SpecSource::FolderRule => format!(
+                "EXISTS (SELECT 1 FROM album_crops c JOIN images i ON i.album_id = c.album_id \
+                 WHERE i.id = $1 AND c.code = $2{lock})"
             ),
-            SpecSource::Custom => (
-                format!(
-                    "EXISTS (SELECT 1 FROM custom_crops WHERE image_id = $1 AND code = $2{lock})"
-                ),
-                None,
+            SpecSource::Custom => format!(
+                "EXISTS (SELECT 1 FROM custom_crops WHERE image_id = $1 AND code = $2{lock})"
             ),
         };
         let sql = format!(
@@ -249,14 +244,12 @@ impl ImageRepo for SqlRepo {
              ON CONFLICT (image_id, code) DO UPDATE \
              SET spec = excluded.spec, version = renders.version + 1 WHERE renders.spec <> excluded.spec"
         );
-        let mut query = sqlx::query(&sql)
+        sqlx::query(&sql)
             .bind(image_id.to_string())
             .bind(code)
-            .bind(spec);
-        if let Some(album) = album {
-            query = query.bind(album.to_string());
-        }
-        query.execute(&self.pool).await?;
+            .bind(spec)
+            .execute(&self.pool)
+            .await?;
         Ok(())
     }
 
