@@ -14,6 +14,6 @@ RUN cargo build --release --locked \
 FROM gcr.io/distroless/cc-debian12:nonroot
 COPY --from=build /out/ /usr/local/bin/
 USER 65532:65532
-EXPOSE 8080 9090 9091
+EXPOSE 8080 9090
 ENTRYPOINT []
 CMD ["/usr/local/bin/lightbox-api"]

@@ -19,7 +19,9 @@ export LIGHTBOX_SIGNING_KEY=bench-signing-key-of-at-least-32-bytes LIGHTBOX_LOG=
 launch() {
     local name="$1" binary="$2"; shift 2
     mkdir -p "$work/$name"
-    env LIGHTBOX_LISTEN=127.0.0.1:0 LIGHTBOX_DATA_DIR="$work/$name" "$@" \
+    # Metrics on a free port too: several processes share the loopback.
+    env LIGHTBOX_LISTEN=127.0.0.1:0 LIGHTBOX_METRICS_LISTEN=127.0.0.1:0 \
+        LIGHTBOX_DATA_DIR="$work/$name" "$@" \
         "target/debug/$binary" >"$work/$name.out" 2>"$work/$name.log" &
     pid=$!
     pids+=("$pid")

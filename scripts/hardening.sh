@@ -6,7 +6,7 @@
 #
 # Bounds (defaults are the longer runs recorded in bench/RESULTS.md):
 #   FUZZ_SECONDS per target (60), LOAD_SECONDS per setup (120),
-#   SERVE_SECONDS per wrk run (15), SERVE_MIN_RATIO (0.60).
+#   SERVE_SECONDS per wrk run (15), SERVE_MIN_RATIO (0.60), ATTACK_SECONDS (60).
 # scripts/test.sh calls this with short bounds and HARDENING_TESTS=0, as
 # it has run those tests already.
 set -euo pipefail
@@ -17,11 +17,14 @@ if [ "${HARDENING_TESTS:-1}" = 1 ]; then
     echo "== authorization, hostile input, bad files and faults"
     cargo build -q --workspace --bins
     LIGHTBOX_TEST_POSTGRES_CLUSTER="$pg" cargo test --workspace \
-        --test authorization --test foreign --test hostile --test bad_files --test faults
+        --test authorization --test foreign --test hostile --test bad_files --test faults \
+        --test abuse_login --test abuse_connections --test abuse_downloads --test abuse_renders
 fi
 echo "== fuzzing (${FUZZ_SECONDS:-60}s per target)"
 scripts/fuzz.sh
 echo "== load and soak (${LOAD_SECONDS:-120}s per setup)"
 bench/load.sh
+# bench/attack.sh (a login flood, slowloris and unread zips beside the load
+# test) is not run here yet: it has not had its first clean run (issue 17).
 echo "== serving speed against nginx (${SERVE_SECONDS:-15}s per run)"
 bench/serve.sh

@@ -2,17 +2,16 @@
 //! embedded mode (the default) this one process is the whole service.
 
 pub mod http;
+pub mod params;
 pub mod rpc;
 pub mod state;
 
 pub use state::AppState;
 
-use axum::serve::ListenerExt;
 use axum::Router;
 use lightbox_core::accounts;
 use lightbox_core::config::Config;
 use lightbox_core::runtime::shutdown_signal;
-use std::net::SocketAddr;
 use tower_http::catch_panic::CatchPanicLayer;
 
 /// The whole HTTP surface, for the binary and for tests.
@@ -48,6 +47,8 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
         let dropped = resources.sync_config(&state.config).await?;
         state.images.enqueue_all(&dropped).await?;
     }
+    lightbox_worker::metrics_listener::spawn(&state.config.metrics_listen, state.dependencies())
+        .await?;
     let (stop, stopped) = tokio::sync::watch::channel(false);
     let relay = tokio::spawn(state.relay.clone().run(stopped.clone()));
     // Embedded mode renders here; cluster mode leaves it to lightbox-worker.
@@ -63,15 +64,8 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     tracing::info!(%addr, base_url = %state.base_url, waiting,
         cluster = state.clustered(), "lightbox-api ready");
     println!("listening on http://{addr}");
-    let service = app(state).into_make_service_with_connect_info::<SocketAddr>();
-    // Without TCP_NODELAY a response written as headers then body waits
-    // for the client's delayed ACK: 40 ms per request on keep-alive.
-    let listener = listener.tap_io(|tcp| {
-        let _ = tcp.set_nodelay(true);
-    });
-    axum::serve(listener, service)
-        .with_graceful_shutdown(shutdown_signal())
-        .await?;
+    let limits = state.config.limits.clone();
+    http::server::run(listener, app(state), &limits, shutdown_signal()).await?;
     // Jobs in progress finish; unsent and unstarted work stays in the
     // outbox and the queue, and is picked up at the next start.
     let _ = stop.send(true);

@@ -6,11 +6,13 @@ use lightbox_core::config::Config;
 use lightbox_core::db::{self, DynRepo};
 use lightbox_core::health::Dependencies;
 use lightbox_core::images::Images;
+use lightbox_core::limits::memory::RenderBudget;
+use lightbox_core::limits::Guards;
 use lightbox_core::queue::outbox::Relay;
 use lightbox_core::queue::{JobQueue, MemoryQueue, NatsQueue, NatsSettings};
 use lightbox_core::renders::Renderer;
 use lightbox_core::resources::Resources;
-use lightbox_core::serving::ServedRenders;
+use lightbox_core::serving::{Changes, ServedRenders};
 use lightbox_core::sharing::Sharing;
 use lightbox_core::store::BlobStore;
 use std::sync::Arc;
@@ -41,21 +43,28 @@ pub struct Services {
     pub queue: Arc<dyn JobQueue>,
     pub relay: Relay,
     pub served: Arc<ServedRenders>,
+    /// Told of every change a served render may depend on.
+    pub changes: Changes,
+    /// Login, zip and upload budgets (`lightbox_core::limits`).
+    pub guards: Arc<Guards>,
 }
 
 impl AppState {
     /// Connects the database (migrating it) and the blob store.
     pub async fn build(config: Config, base_url: String) -> anyhow::Result<AppState> {
-        std::fs::create_dir_all(&config.data_dir)?;
+        lightbox_core::runtime::make_data_private(&config.data_dir)?;
         let repo = db::connect(config.database_url.expose()).await?;
         let store = BlobStore::from_url(&config.storage_url)?;
         let signer = Signer::from_config(&config)?;
         let queue = queue(&config).await?;
         let relay = Relay::new(repo.clone(), queue.clone());
+        let changes = Changes::default();
         let renderer = Renderer {
             repo: repo.clone(),
             store: store.clone(),
             resources: Resources { repo: repo.clone() },
+            changes: changes.clone(),
+            budget: RenderBudget::new(config.limits.render_memory_mb),
         };
         let images = Images {
             repo: repo.clone(),
@@ -85,7 +94,13 @@ impl AppState {
             images: images.clone(),
         };
         Ok(AppState(Arc::new(Services {
-            served: Arc::new(ServedRenders::new(repo.clone(), store.clone())),
+            guards: Arc::new(Guards::new(&config.limits)),
+            served: Arc::new(ServedRenders::new(
+                repo.clone(),
+                store.clone(),
+                changes.clone(),
+            )),
+            changes,
             repo,
             store,
             signer,

@@ -5,8 +5,8 @@
 //! `ONLY=thumb,small` keeps only those presets; `SHRINK=0` turns JPEG
 //! shrink-on-load off, to measure what it gains.
 
+use lightbox_core::domain::crop::default_presets;
 use lightbox_core::render::pipeline;
-use lightbox_core::render::spec::default_presets;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 

@@ -1,4 +1,5 @@
-//! Probes and metrics of lightbox-controller.
+//! Probes (on `LIGHTBOX_LISTEN`) and metrics (on `LIGHTBOX_METRICS_LISTEN`)
+//! of lightbox-controller.
 
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -27,17 +28,21 @@ pub fn routes(probe: Probe) -> Router {
             get(|| async { (StatusCode::OK, [("content-type", TEXT)], "ok\n") }),
         )
         .route("/readyz", get(readyz))
-        .route(
-            "/metrics",
-            get(|| async {
-                (
-                    StatusCode::OK,
-                    [("content-type", "text/plain; version=0.0.4; charset=utf-8")],
-                    METRICS.text(),
-                )
-            }),
-        )
         .with_state(probe)
+}
+
+/// `/metrics` alone, for `LIGHTBOX_METRICS_LISTEN`.
+pub fn metrics_routes() -> Router {
+    Router::new().route(
+        "/metrics",
+        get(|| async {
+            (
+                StatusCode::OK,
+                [("content-type", "text/plain; version=0.0.4; charset=utf-8")],
+                METRICS.text(),
+            )
+        }),
+    )
 }
 
 async fn readyz(State(p): State<Probe>) -> impl IntoResponse {

@@ -10,6 +10,8 @@ use k8s_openapi::jiff::{SignedDuration, Timestamp};
 use kube::api::{Api, ObjectMeta, PostParams};
 use std::time::Duration;
 
+/// The Lease of a controller started without `LIGHTBOX_LEASE_NAME`; the
+/// chart names one per release, so two installations never share it.
 pub const LEASE_NAME: &str = "lightbox-controller";
 pub const LEASE_DURATION: Duration = Duration::from_secs(15);
 
@@ -49,13 +51,15 @@ pub fn decide(spec: Option<&LeaseSpec>, me: &str, now: Timestamp) -> Step {
 
 pub struct LeaseLock {
     api: Api<Lease>,
+    name: String,
     identity: String,
 }
 
 impl LeaseLock {
-    pub fn new(client: kube::Client, namespace: &str, identity: &str) -> LeaseLock {
+    pub fn new(client: kube::Client, namespace: &str, name: &str, identity: &str) -> LeaseLock {
         LeaseLock {
             api: Api::namespaced(client, namespace),
+            name: name.to_owned(),
             identity: identity.to_owned(),
         }
     }
@@ -82,7 +86,7 @@ impl LeaseLock {
     /// write that loses a race (409) is a plain "no".
     pub async fn try_hold(&self) -> Result<bool, kube::Error> {
         let now = Timestamp::now();
-        let current = self.api.get_opt(LEASE_NAME).await?;
+        let current = self.api.get_opt(&self.name).await?;
         let step = decide(
             current.as_ref().and_then(|l| l.spec.as_ref()),
             &self.identity,
@@ -93,7 +97,7 @@ impl LeaseLock {
             (Step::Create, _) | (_, None) => {
                 let lease = Lease {
                     metadata: ObjectMeta {
-                        name: Some(LEASE_NAME.into()),
+                        name: Some(self.name.clone()),
                         ..Default::default()
                     },
                     spec: Some(self.spec(now, None, Step::Create)),
@@ -103,13 +107,41 @@ impl LeaseLock {
             (step, Some(mut lease)) => {
                 lease.spec = Some(self.spec(now, lease.spec.as_ref(), step));
                 self.api
-                    .replace(LEASE_NAME, &PostParams::default(), &lease)
+                    .replace(&self.name, &PostParams::default(), &lease)
                     .await
             }
         };
         match written {
             Ok(_) => Ok(true),
             Err(kube::Error::Api(e)) if e.code == 409 => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Hands the lease back on shutdown (holder cleared, as client-go's
+    /// ReleaseOnCancel does), so a standby takes over at once instead of
+    /// after the lease runs out. Only a lease this replica holds is touched.
+    pub async fn release(&self) -> Result<(), kube::Error> {
+        let Some(mut lease) = self.api.get_opt(&self.name).await? else {
+            return Ok(());
+        };
+        let Some(spec) = lease.spec.as_mut() else {
+            return Ok(());
+        };
+        if spec.holder_identity.as_deref() != Some(self.identity.as_str()) {
+            return Ok(());
+        }
+        spec.holder_identity = None;
+        spec.lease_duration_seconds = Some(1);
+        spec.renew_time = Some(MicroTime(Timestamp::now()));
+        match self
+            .api
+            .replace(&self.name, &PostParams::default(), &lease)
+            .await
+        {
+            Ok(_) => Ok(()),
+            // Someone wrote it meanwhile: it is no longer ours to release.
+            Err(kube::Error::Api(e)) if e.code == 409 => Ok(()),
             Err(e) => Err(e),
         }
     }

@@ -2,22 +2,27 @@
 //! RenderQuota custom resources into Lightbox's database, one leader at a
 //! time. The layout follows kube-rs's controller-rs.
 
+pub mod check;
 pub mod http;
 pub mod leader;
 pub mod plan;
 pub mod rbac;
 pub mod reconcile;
 pub mod resources;
+pub mod scope;
+pub mod uninstall;
 
-use futures::StreamExt;
+use futures::future::BoxFuture;
+use futures::{FutureExt, StreamExt};
 use kube::runtime::events::{Recorder, Reporter};
 use kube::runtime::{watcher, Controller};
-use kube::Api;
 use lightbox_core::config::Config;
 use reconcile::{error_policy, Context};
 use resources::{AliasLimit, CropPreset, RenderQuota};
+use scope::Scope;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 /// The namespace of the lease: `POD_NAMESPACE`, else the service account's.
 fn own_namespace() -> String {
@@ -43,12 +48,65 @@ async fn log_outcome<T, E: std::fmt::Display>(r: Result<T, E>) {
     }
 }
 
-/// Serves probes at once, then reconciles while it holds the lease.
+/// The namespaces to reconcile: `LIGHTBOX_WATCH_NAMESPACES` (comma-separated;
+/// unset means every namespace).
+pub fn watch_scope() -> Scope {
+    Scope::parse(&std::env::var("LIGHTBOX_WATCH_NAMESPACES").unwrap_or_default())
+}
+
+/// The Lease this installation elects its leader on.
+pub fn lease_name() -> String {
+    std::env::var("LIGHTBOX_LEASE_NAME")
+        .ok()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| leader::LEASE_NAME.into())
+}
+
+/// One Controller per kind and watched namespace; they end on SIGTERM.
+pub fn controllers(ctx: Arc<Context>, scope: &Scope) -> BoxFuture<'static, ()> {
+    let client = ctx.client.clone();
+    let mut all: Vec<BoxFuture<'static, ()>> = Vec::new();
+    for api in scope.apis::<CropPreset>(&client) {
+        let run = Controller::new(api, watcher::Config::default())
+            .shutdown_on_signal()
+            .run(reconcile::reconcile_preset, error_policy, ctx.clone());
+        all.push(run.for_each(log_outcome).boxed());
+    }
+    for api in scope.apis::<AliasLimit>(&client) {
+        let run = Controller::new(api, watcher::Config::default())
+            .shutdown_on_signal()
+            .run(reconcile::reconcile_alias_limit, error_policy, ctx.clone());
+        all.push(run.for_each(log_outcome).boxed());
+    }
+    for api in scope.apis::<RenderQuota>(&client) {
+        let run = Controller::new(api, watcher::Config::default())
+            .shutdown_on_signal()
+            .run(reconcile::reconcile_render_quota, error_policy, ctx.clone());
+        all.push(run.for_each(log_outcome).boxed());
+    }
+    futures::future::join_all(all).map(|_| ()).boxed()
+}
+
+/// The pre-delete hook: `LIGHTBOX_RELEASE` names the Helm release whose
+/// resources go first (see `uninstall`).
+pub async fn uninstall() -> anyhow::Result<()> {
+    let release = std::env::var("LIGHTBOX_RELEASE")
+        .map_err(|_| anyhow::anyhow!("LIGHTBOX_RELEASE is not set"))?;
+    let client = kube::Client::try_default().await?;
+    uninstall::run(client, &watch_scope(), &release, Duration::from_secs(60)).await
+}
+
+/// Serves probes at once, then reconciles while it holds the lease, and
+/// hands the lease back when it stops.
 pub async fn run(config: Config) -> anyhow::Result<()> {
     let client = kube::Client::try_default().await?;
     let repo = lightbox_core::db::connect(config.database_url.expose()).await?;
     let me = identity();
+    let scope = watch_scope();
     let leading = Arc::new(AtomicBool::new(false));
+    let metrics = tokio::net::TcpListener::bind(&config.metrics_listen).await?;
+    println!("metrics on http://{}", metrics.local_addr()?);
+    tokio::spawn(async move { axum::serve(metrics, http::metrics_routes()).await });
     let listener = tokio::net::TcpListener::bind(&config.listen).await?;
     println!("listening on http://{}", listener.local_addr()?);
     let probe = http::Probe {
@@ -57,10 +115,13 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     };
     tokio::spawn(async move { axum::serve(listener, http::routes(probe)).await });
 
-    let lock = leader::LeaseLock::new(client.clone(), &own_namespace(), &me);
-    lock.acquire().await;
+    let lock = leader::LeaseLock::new(client.clone(), &own_namespace(), &lease_name(), &me);
+    tokio::select! {
+        _ = lock.acquire() => {}
+        _ = lightbox_core::runtime::shutdown_signal() => return Ok(()),
+    }
     leading.store(true, Ordering::Relaxed);
-    tracing::info!(identity = %me, "leading: reconciling");
+    tracing::info!(identity = %me, ?scope, "leading: reconciling");
     let reporter = Reporter {
         controller: reconcile::MANAGER.into(),
         instance: Some(me),
@@ -70,26 +131,14 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
         repo,
         Recorder::new(client.clone(), reporter),
     ));
-    let presets = Controller::new(
-        Api::<CropPreset>::all(client.clone()),
-        watcher::Config::default(),
-    )
-    .shutdown_on_signal()
-    .run(reconcile::reconcile_preset, error_policy, ctx.clone())
-    .for_each(log_outcome);
-    let limits = Controller::new(
-        Api::<AliasLimit>::all(client.clone()),
-        watcher::Config::default(),
-    )
-    .shutdown_on_signal()
-    .run(reconcile::reconcile_alias_limit, error_policy, ctx.clone())
-    .for_each(log_outcome);
-    let quotas = Controller::new(Api::<RenderQuota>::all(client), watcher::Config::default())
-        .shutdown_on_signal()
-        .run(reconcile::reconcile_render_quota, error_policy, ctx)
-        .for_each(log_outcome);
     tokio::select! {
-        _ = async { tokio::join!(presets, limits, quotas) } => Ok(()),
+        _ = controllers(ctx, &scope) => {
+            leading.store(false, Ordering::Relaxed);
+            if let Err(e) = lock.release().await {
+                tracing::warn!(error = %e, "could not release the lease");
+            }
+            Ok(())
+        }
         _ = lock.keep() => {
             leading.store(false, Ordering::Relaxed);
             anyhow::bail!("lost the lease; stopping so another replica can lead")

@@ -1,5 +1,7 @@
 //! `lightbox-controller`: reconciles Lightbox's custom resources.
-//! `lightbox-controller crds` prints the CustomResourceDefinitions.
+//! `lightbox-controller crds` prints the CustomResourceDefinitions;
+//! `lightbox-controller uninstall` is the chart's pre-delete hook and
+//! `lightbox-controller check URL...` its `helm test`.
 
 use lightbox_core::config::Config;
 use lightbox_core::runtime::init_logs;
@@ -13,11 +15,21 @@ async fn main() -> anyhow::Result<()> {
             }
             Ok(())
         }
+        Some("check") => {
+            let urls: Vec<String> = std::env::args().skip(2).collect();
+            lightbox_controller::check::run(&urls).await
+        }
+        Some("uninstall") => {
+            init_logs(lightbox_core::config::LogFormat::Text);
+            lightbox_controller::uninstall().await
+        }
         None | Some("run") => {
             let config = Config::from_env()?;
             init_logs(config.log_format);
             lightbox_controller::run(config).await
         }
-        Some(other) => anyhow::bail!("unknown command {other}: use `crds` or `run`"),
+        Some(other) => {
+            anyhow::bail!("unknown command {other}: use `crds`, `run`, `check` or `uninstall`")
+        }
     }
 }

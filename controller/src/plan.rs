@@ -20,19 +20,30 @@ pub fn resource_name(namespace: &str, name: &str) -> String {
     format!("k8s/{namespace}/{name}")
 }
 
+/// The Ready condition; `lastTransitionTime` moves only when the status
+/// does, so it says since when the resource has been (un)ready.
 pub fn ready_condition(
     ok: bool,
     reason: &str,
     message: &str,
     generation: Option<i64>,
+    previous: &[Condition],
 ) -> Condition {
+    let status = if ok { "True" } else { "False" };
+    let since = previous
+        .iter()
+        .find(|c| c.type_ == READY && c.status == status)
+        .map_or_else(
+            || Time(k8s_openapi::jiff::Timestamp::now()),
+            |c| c.last_transition_time.clone(),
+        );
     Condition {
         type_: READY.into(),
-        status: if ok { "True" } else { "False" }.into(),
+        status: status.into(),
         reason: reason.into(),
         message: message.into(),
         observed_generation: generation,
-        last_transition_time: Time(k8s_openapi::jiff::Timestamp::now()),
+        last_transition_time: since,
     }
 }
 
@@ -151,6 +162,23 @@ mod tests {
         assert!(round.batch.is_empty());
         assert_eq!(round.requeue, RESYNC);
         assert_eq!(round.message, "every image has this render");
+    }
+
+    #[test]
+    fn the_transition_time_moves_only_with_the_status() {
+        let then = Time("2026-01-02T03:04:05Z".parse().unwrap());
+        let was_ready = [Condition {
+            last_transition_time: then.clone(),
+            ..ready_condition(true, "Applied", "old", Some(1), &[])
+        }];
+        let still = ready_condition(true, "Applied", "new", Some(2), &was_ready);
+        assert_eq!(still.last_transition_time, then);
+        assert_eq!(
+            (still.message.as_str(), still.observed_generation),
+            ("new", Some(2))
+        );
+        let broken = ready_condition(false, "Invalid", "bad", Some(3), &was_ready);
+        assert_ne!(broken.last_transition_time, then);
     }
 
     #[test]

@@ -56,6 +56,20 @@ pub const CALLS: &[Call] = &[
     own("coordination.k8s.io", "leases", "update"),
 ];
 
+/// The pre-delete hook's calls (`uninstall.rs`), granted to its own
+/// ServiceAccount only: the controller itself deletes nothing.
+pub const UNINSTALL_CALLS: &[Call] = &[
+    call("lightbox.dev", "croppresets", "list"),
+    call("lightbox.dev", "croppresets", "delete"),
+    call("lightbox.dev", "croppresets", "patch"),
+    call("lightbox.dev", "aliaslimits", "list"),
+    call("lightbox.dev", "aliaslimits", "delete"),
+    call("lightbox.dev", "aliaslimits", "patch"),
+    call("lightbox.dev", "renderquotas", "list"),
+    call("lightbox.dev", "renderquotas", "delete"),
+    call("lightbox.dev", "renderquotas", "patch"),
+];
+
 /// The RBAC call an HTTP request to the API server is, from its method and path.
 pub fn call_of(method: &str, path: &str) -> Option<(String, String, &'static str)> {
     let parts: Vec<&str> = path.trim_start_matches('/').split('/').collect();

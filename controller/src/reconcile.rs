@@ -7,6 +7,7 @@
 
 use crate::plan::{self, backoff, preset_round, ready_condition, resource_name};
 use crate::resources::{AliasLimit, CropPreset, RenderQuota, SimpleStatus};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use kube::api::{Api, Patch, PatchParams};
 use kube::runtime::controller::Action;
 use kube::runtime::events::{Event, EventType, Recorder};
@@ -73,6 +74,19 @@ impl Context {
         *n += 1;
         *n - 1
     }
+}
+
+fn conditions(p: &CropPreset) -> &[Condition] {
+    p.status.as_ref().map_or(&[], |s| &s.conditions)
+}
+
+/// The conditions of an AliasLimit or RenderQuota, read back generically.
+fn simple_conditions<K: Serialize>(obj: &K) -> Vec<Condition> {
+    serde_json::to_value(obj)
+        .ok()
+        .and_then(|v| serde_json::from_value::<SimpleStatus>(v["status"].clone()).ok())
+        .map(|s| s.conditions)
+        .unwrap_or_default()
 }
 
 fn key<K: Resource>(obj: &K) -> String {
@@ -158,10 +172,10 @@ async fn apply_preset(p: &CropPreset, ctx: &Context) -> Result<Action> {
     let ns = p.namespace().ok_or(Error::NoNamespace)?;
     let name = resource_name(&ns, &p.name_any());
     let generation = p.metadata.generation.unwrap_or(0);
-    let spec: lightbox_core::render::spec::CropSpec = (&p.spec).into();
+    let spec: lightbox_core::domain::crop::CropSpec = (&p.spec).into();
     let changed = match ctx.resources.apply_preset(&name, &spec).await {
         Ok(changed) => changed,
-        Err(e) => return refuse(p, ctx, e, generation).await,
+        Err(e) => return refuse(p, ctx, e, generation, conditions(p)).await,
     };
     let backlog = ctx.resources.preset_backlog(&spec).await?;
     let pending: HashMap<Uuid, i64> = ctx.repo.pending_by_owner().await?.into_iter().collect();
@@ -183,7 +197,7 @@ async fn apply_preset(p: &CropPreset, ctx: &Context) -> Result<Action> {
     }
     let status = json!({
         "observedGeneration": generation,
-        "conditions": [ready_condition(true, "Applied", &round.message, Some(generation))],
+        "conditions": [ready_condition(true, "Applied", &round.message, Some(generation), conditions(p))],
         "rerender": round.rerender,
     });
     apply_status(ctx, p, status).await?;
@@ -196,6 +210,7 @@ async fn refuse<K>(
     ctx: &Context,
     e: lightbox_core::Error,
     generation: i64,
+    previous: &[Condition],
 ) -> Result<Action>
 where
     K: Resource<Scope = k8s_openapi::NamespaceResourceScope, DynamicType = ()>
@@ -209,7 +224,7 @@ where
     event(ctx, obj, false, "Invalid", why.clone()).await;
     let status = json!({
         "observedGeneration": generation,
-        "conditions": [ready_condition(false, "Invalid", &why, Some(generation))],
+        "conditions": [ready_condition(false, "Invalid", &why, Some(generation), previous)],
     });
     apply_status(ctx, obj, status).await?;
     Ok(Action::await_change())
@@ -261,6 +276,7 @@ where
         match ev {
             Finalize::Apply(obj) => {
                 let generation = obj.meta().generation.unwrap_or(0);
+                let previous = simple_conditions(&*obj);
                 match apply(&ctx.resources, &name).await {
                     Ok(changed) => {
                         if changed {
@@ -280,6 +296,7 @@ where
                                 "Applied",
                                 "in effect",
                                 Some(generation),
+                                &previous,
                             )],
                         };
                         apply_status(
@@ -291,7 +308,7 @@ where
                         ctx.succeeded(&key(&*obj));
                         Ok(Action::requeue(plan::RESYNC))
                     }
-                    Err(e) => refuse(&*obj, &ctx, e, generation).await,
+                    Err(e) => refuse(&*obj, &ctx, e, generation, &previous).await,
                 }
             }
             Finalize::Cleanup(obj) => {

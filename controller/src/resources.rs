@@ -38,9 +38,15 @@ fn default_quality() -> u8 {
     kind = "CropPreset",
     namespaced,
     status = "CropPresetStatus",
-    shortname = "croppreset",
+    shortname = "cpreset",
+    category = "lightbox",
     printcolumn = r#"{"name":"Code","type":"string","jsonPath":".spec.code"}"#,
-    printcolumn = r#"{"name":"Ready","type":"string","jsonPath":".status.conditions[?(@.type==\"Ready\")].status"}"#
+    printcolumn = r#"{"name":"Width","type":"integer","jsonPath":".spec.width"}"#,
+    printcolumn = r#"{"name":"Height","type":"integer","jsonPath":".spec.height"}"#,
+    printcolumn = r#"{"name":"Mode","type":"string","jsonPath":".spec.mode"}"#,
+    printcolumn = r#"{"name":"Format","type":"string","jsonPath":".spec.format"}"#,
+    printcolumn = r#"{"name":"Ready","type":"string","jsonPath":".status.conditions[?(@.type==\"Ready\")].status"}"#,
+    printcolumn = r#"{"name":"Age","type":"date","jsonPath":".metadata.creationTimestamp"}"#
 )]
 #[x_kube(validation = Rule::new("self.width > 0 || self.height > 0").message("at least one of width and height must be positive"))]
 pub struct CropPresetSpec {
@@ -64,7 +70,9 @@ pub struct CropPresetSpec {
 pub struct CropPresetStatus {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub observed_generation: Option<i64>,
+    /// One per type: server-side apply merges them by `type`.
     #[serde(default)]
+    #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["type"]))]
     pub conditions: Vec<Condition>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rerender: Option<RerenderStatus>,
@@ -99,7 +107,12 @@ pub struct AliasOverride {
     version = "v1",
     kind = "AliasLimit",
     namespaced,
-    status = "SimpleStatus"
+    status = "SimpleStatus",
+    shortname = "alimit",
+    category = "lightbox",
+    printcolumn = r#"{"name":"Default","type":"integer","jsonPath":".spec.default"}"#,
+    printcolumn = r#"{"name":"Ready","type":"string","jsonPath":".status.conditions[?(@.type==\"Ready\")].status"}"#,
+    printcolumn = r#"{"name":"Age","type":"date","jsonPath":".metadata.creationTimestamp"}"#
 )]
 pub struct AliasLimitSpec {
     #[serde(default = "default_alias_limit")]
@@ -115,7 +128,14 @@ pub struct AliasLimitSpec {
     version = "v1",
     kind = "RenderQuota",
     namespaced,
-    status = "SimpleStatus"
+    status = "SimpleStatus",
+    shortname = "rquota",
+    category = "lightbox",
+    printcolumn = r#"{"name":"Max Pixels","type":"integer","jsonPath":".spec.maxPixels"}"#,
+    printcolumn = r#"{"name":"Pending","type":"integer","jsonPath":".spec.maxPendingPerOwner"}"#,
+    printcolumn = r#"{"name":"Per Minute","type":"integer","jsonPath":".spec.maxRendersPerMinutePerOwner"}"#,
+    printcolumn = r#"{"name":"Ready","type":"string","jsonPath":".status.conditions[?(@.type==\"Ready\")].status"}"#,
+    printcolumn = r#"{"name":"Age","type":"date","jsonPath":".metadata.creationTimestamp"}"#
 )]
 #[serde(rename_all = "camelCase")]
 pub struct RenderQuotaSpec {
@@ -132,7 +152,9 @@ pub struct RenderQuotaSpec {
 pub struct SimpleStatus {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub observed_generation: Option<i64>,
+    /// One per type: server-side apply merges them by `type`.
     #[serde(default)]
+    #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["type"]))]
     pub conditions: Vec<Condition>,
 }
 
@@ -140,9 +162,9 @@ pub fn crds() -> Vec<CustomResourceDefinition> {
     vec![CropPreset::crd(), AliasLimit::crd(), RenderQuota::crd()]
 }
 
-impl From<Mode> for lightbox_core::render::spec::Mode {
+impl From<Mode> for lightbox_core::domain::crop::Mode {
     fn from(m: Mode) -> Self {
-        use lightbox_core::render::spec::Mode as M;
+        use lightbox_core::domain::crop::Mode as M;
         match m {
             Mode::Fill => M::Fill,
             Mode::Fit => M::Fit,
@@ -151,9 +173,9 @@ impl From<Mode> for lightbox_core::render::spec::Mode {
     }
 }
 
-impl From<Format> for lightbox_core::render::spec::Format {
+impl From<Format> for lightbox_core::domain::crop::Format {
     fn from(f: Format) -> Self {
-        use lightbox_core::render::spec::Format as F;
+        use lightbox_core::domain::crop::Format as F;
         match f {
             Format::Webp => F::Webp,
             Format::Jpg => F::Jpg,
@@ -162,9 +184,9 @@ impl From<Format> for lightbox_core::render::spec::Format {
     }
 }
 
-impl From<&CropPresetSpec> for lightbox_core::render::spec::CropSpec {
+impl From<&CropPresetSpec> for lightbox_core::domain::crop::CropSpec {
     fn from(s: &CropPresetSpec) -> Self {
-        lightbox_core::render::spec::CropSpec {
+        lightbox_core::domain::crop::CropSpec {
             code: s.code.clone(),
             width: s.width,
             height: s.height,

@@ -1,6 +1,6 @@
-//! The CRDs in `crds/` are what the types generate, and the examples in
-//! `crds/examples/` pass the generated schema (structure and CEL rules)
-//! while broken variants of them do not.
+//! The CRDs in `crds/` and the chart's `files/crds/` are what the types
+//! generate, and the examples in `crds/examples/` pass the generated schema
+//! (structure and CEL rules) while broken variants of them do not.
 
 use kube::core::cel::Validator;
 use lightbox_controller::resources::crds_yaml;
@@ -11,21 +11,32 @@ fn crds_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../crds")
 }
 
+/// `crds/` and the chart's copy, which templates/crds.yaml installs.
+fn crd_dirs() -> [PathBuf; 2] {
+    [crds_dir(), crds_dir().join("../charts/lightbox/files/crds")]
+}
+
 #[test]
 fn crds_folder_matches_the_types() {
     if std::env::var_os("LIGHTBOX_WRITE_CRDS").is_some() {
-        for (file, yaml) in crds_yaml() {
-            std::fs::write(crds_dir().join(file), yaml).unwrap();
+        for dir in crd_dirs() {
+            for (file, yaml) in crds_yaml() {
+                std::fs::write(dir.join(file), yaml).unwrap();
+            }
         }
     }
-    for (file, yaml) in crds_yaml() {
-        let path = crds_dir().join(&file);
-        let stored =
-            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        assert_eq!(
-            stored, yaml,
-            "{file} drifted from the types: regenerate with LIGHTBOX_WRITE_CRDS=1 cargo test -p lightbox-controller --test crds"
-        );
+    for dir in crd_dirs() {
+        for (file, yaml) in crds_yaml() {
+            let path = dir.join(&file);
+            let stored = std::fs::read_to_string(&path)
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            assert_eq!(
+                stored,
+                yaml,
+                "{} drifted from the types: regenerate with LIGHTBOX_WRITE_CRDS=1 cargo test -p lightbox-controller --test crds",
+                path.display()
+            );
+        }
     }
 }
 

@@ -1,7 +1,9 @@
 //! Renders the default presets of the files given, printing timings:
 //! `cargo run --release -p lightbox-core --example render_file -- FILE...`
 
-use lightbox_core::render::{exif::ExifInfo, pipeline, spec::default_presets};
+use lightbox_core::domain::crop::default_presets;
+use lightbox_core::domain::exif::ExifInfo;
+use lightbox_core::render::pipeline;
 use std::time::Instant;
 
 fn main() {

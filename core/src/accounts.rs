@@ -3,28 +3,10 @@
 
 use crate::auth::sessions::{self, TokenPair};
 use crate::auth::{jwt::Signer, password, Caller};
-use crate::db::{Repo, UserRow, Write};
-use crate::validate::normalize_email;
+use crate::db::{Repo, Write};
+use crate::domain::accounts::{User, UserDto};
+use crate::domain::checks::normalize_email;
 use crate::{ids, time, Error, Result};
-use serde::Serialize;
-use uuid::Uuid;
-
-#[derive(Debug, Clone, Serialize)]
-pub struct UserDto {
-    pub id: Uuid,
-    pub email: String,
-    pub is_admin: bool,
-}
-
-impl From<&UserRow> for UserDto {
-    fn from(u: &UserRow) -> Self {
-        UserDto {
-            id: u.id,
-            email: u.email.clone(),
-            is_admin: u.is_admin,
-        }
-    }
-}
 
 fn check_new_password(field: &str, p: &str) -> Result<()> {
     if password::valid_length(p) {
@@ -46,7 +28,7 @@ pub async fn create_user(
 ) -> Result<UserDto> {
     let email = normalize_email(email)?;
     check_new_password("password", &pass)?;
-    let row = UserRow {
+    let row = User {
         id: ids::new_id(),
         email,
         password_hash: password::hash(pass).await?,
@@ -81,7 +63,7 @@ pub async fn list_users(repo: &dyn Repo) -> Result<Vec<UserDto>> {
     Ok(repo.list_users().await?.iter().map(UserDto::from).collect())
 }
 
-async fn current(repo: &dyn Repo, caller: &Caller) -> Result<UserRow> {
+async fn current(repo: &dyn Repo, caller: &Caller) -> Result<User> {
     repo.user_by_id(caller.user_id)
         .await?
         .ok_or_else(Error::unauthorized)
@@ -96,7 +78,7 @@ async fn reauthenticate(
     repo: &dyn Repo,
     caller: &Caller,
     current_password: String,
-) -> Result<UserRow> {
+) -> Result<User> {
     let user = current(repo, caller).await?;
     if password::verify(current_password, user.password_hash.clone()).await? {
         Ok(user)

@@ -4,8 +4,12 @@
 
 use crate::store::BlobStore;
 use bytes::Bytes;
+use futures::stream::BoxStream;
 use futures::StreamExt;
 use std::io::{self, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 use tokio::sync::mpsc;
 use zip::write::SimpleFileOptions;
 use zip::CompressionMethod;
@@ -18,71 +22,137 @@ pub struct Entry {
 
 const CHUNK: usize = 256 << 10;
 
-/// Sends what it is written in chunks; a closed receiver (the client went
-/// away) turns into a write error, which stops the zip.
-struct ChannelWriter {
-    tx: mpsc::Sender<io::Result<Bytes>>,
-    buf: Vec<u8>,
-}
+/// What the zip writer writes into; drained into the channel by the task.
+/// Stored entries cost no CPU, so the writing runs on the async runtime:
+/// a client that does not read holds a parked task, not a thread.
+#[derive(Clone, Default)]
+struct Pending(Arc<Mutex<Vec<u8>>>);
 
-impl ChannelWriter {
-    fn send(&mut self) -> io::Result<()> {
-        if self.buf.is_empty() {
-            return Ok(());
-        }
-        let chunk = Bytes::from(std::mem::replace(&mut self.buf, Vec::with_capacity(CHUNK)));
-        self.tx
-            .blocking_send(Ok(chunk))
-            .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "client gone"))
-    }
-}
-
-impl Write for ChannelWriter {
+impl Write for Pending {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
-        self.buf.extend_from_slice(data);
-        if self.buf.len() >= CHUNK {
-            self.send()?;
-        }
+        self.0.lock().expect("zip buffer").extend_from_slice(data);
         Ok(data.len())
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        self.send()
+        Ok(())
     }
 }
 
-fn write_zip(store: &BlobStore, entries: Vec<Entry>, out: ChannelWriter) -> io::Result<()> {
-    let rt = tokio::runtime::Handle::current();
-    let mut zip = zip::ZipWriter::new_stream(out);
+struct Sink {
+    pending: Pending,
+    tx: mpsc::Sender<io::Result<Bytes>>,
+    timeout: Duration,
+}
+
+impl Sink {
+    /// Sends what is written once a chunk is full (or everything, at the
+    /// end). A client that reads nothing for `timeout`, or went away,
+    /// stops the zip.
+    async fn send(&self, all: bool) -> io::Result<()> {
+        loop {
+            let chunk = {
+                let mut buf = self.pending.0.lock().expect("zip buffer");
+                if buf.is_empty() || (!all && buf.len() < CHUNK) {
+                    return Ok(());
+                }
+                let n = buf.len().min(CHUNK);
+                Bytes::from(buf.drain(..n).collect::<Vec<u8>>())
+            };
+            match tokio::time::timeout(self.timeout, self.tx.send(Ok(chunk))).await {
+                Ok(Ok(())) => {}
+                Ok(Err(_)) => return Err(io::Error::new(io::ErrorKind::BrokenPipe, "client gone")),
+                Err(_) => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::TimedOut,
+                        "client not reading",
+                    ))
+                }
+            }
+        }
+    }
+}
+
+impl Sink {
+    /// Waits until the client has taken every chunk (each slot of the
+    /// channel free again), one slot at a time within the send timeout, so
+    /// the zip's permit is not given back while its tail is still queued.
+    async fn drained(&self) -> io::Result<()> {
+        let mut free = Vec::with_capacity(self.tx.max_capacity());
+        while free.len() < self.tx.max_capacity() {
+            match tokio::time::timeout(self.timeout, self.tx.reserve()).await {
+                Ok(Ok(slot)) => free.push(slot),
+                Ok(Err(_)) => return Err(io::Error::new(io::ErrorKind::BrokenPipe, "client gone")),
+                Err(_) => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::TimedOut,
+                        "client not reading",
+                    ))
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+async fn write_zip(store: &BlobStore, entries: Vec<Entry>, sink: &Sink) -> io::Result<()> {
+    let mut zip = zip::ZipWriter::new_stream(sink.pending.clone());
     // Photos are compressed already: store them, and allow any size.
     let options = SimpleFileOptions::default()
         .compression_method(CompressionMethod::Stored)
         .large_file(true);
     for e in entries {
         zip.start_file(e.name, options).map_err(io::Error::other)?;
-        let mut stream = rt
-            .block_on(store.get_stream(&e.key, None))
+        let mut stream = store
+            .get_stream(&e.key, None)
+            .await
             .map_err(io::Error::other)?;
-        while let Some(chunk) = rt.block_on(stream.next()) {
+        while let Some(chunk) = stream.next().await {
             zip.write_all(&chunk.map_err(io::Error::other)?)?;
+            sink.send(false).await?;
         }
     }
-    zip.finish().map_err(io::Error::other)?.into_inner().flush()
+    zip.finish().map_err(io::Error::other)?;
+    sink.send(true).await?;
+    sink.drained().await
 }
 
-/// Starts writing the zip on a blocking thread; the receiver yields its bytes.
-pub fn stream(store: BlobStore, entries: Vec<Entry>) -> mpsc::Receiver<io::Result<Bytes>> {
+/// Starts writing the zip on a task and streams its bytes. `guard` (a zip
+/// permit) is held until the zip ends, however it ends: its last chunk
+/// taken by the response, the client gone, or the send timeout. A zip stopped
+/// before its end (blob error, client not reading) ends the stream with
+/// an error, so the response is cut off, never passed off as complete.
+pub fn stream<G: Send + 'static>(
+    store: BlobStore,
+    entries: Vec<Entry>,
+    send_timeout: Duration,
+    guard: G,
+) -> BoxStream<'static, io::Result<Bytes>> {
     let (tx, rx) = mpsc::channel(4);
-    let errors = tx.clone();
-    tokio::task::spawn_blocking(move || {
-        let out = ChannelWriter {
+    let done = Arc::new(AtomicBool::new(false));
+    let finished = done.clone();
+    tokio::spawn(async move {
+        let _guard = guard;
+        let sink = Sink {
+            pending: Pending::default(),
             tx,
-            buf: Vec::with_capacity(CHUNK),
+            timeout: send_timeout,
         };
-        if let Err(e) = write_zip(&store, entries, out) {
-            tracing::warn!(error = %e, "zip stream stopped");
-            let _ = errors.blocking_send(Err(e));
+        match write_zip(&store, entries, &sink).await {
+            Ok(()) => finished.store(true, Ordering::Release),
+            Err(e) => tracing::warn!(error = %e, "zip stream stopped"),
         }
     });
-    rx
+    futures::stream::unfold(Some(rx), move |state| {
+        let done = done.clone();
+        async move {
+            let mut rx = state?;
+            match rx.recv().await {
+                Some(item) => Some((item, Some(rx))),
+                None if done.load(Ordering::Acquire) => None,
+                None => Some((Err(io::Error::other("zip stopped early")), None)),
+            }
+        }
+    })
+    .boxed()
 }

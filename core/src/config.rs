@@ -3,7 +3,7 @@
 //! Every `LIGHTBOX_X` variable is the key `x` in the file; `DATABASE_URL`
 //! and `NATS_URL` are `database_url` and `nats_url`.
 
-use crate::render::spec::{default_presets, CropSpec};
+use crate::domain::crop::{default_presets, CropSpec};
 use anyhow::{bail, Context};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -41,6 +41,7 @@ pub enum LogFormat {
 #[serde(deny_unknown_fields)]
 struct FileConfig {
     listen: Option<String>,
+    metrics_listen: Option<String>,
     data_dir: Option<PathBuf>,
     base_url: Option<String>,
     image_host: Option<String>,
@@ -62,7 +63,7 @@ struct FileConfig {
     alias_limit: Option<AliasLimit>,
 }
 
-/// The AliasLimit spec (decisions.md), as the TOML `[alias_limit]` table.
+/// The AliasLimit spec (../shared/spec/decisions.md), as the TOML `[alias_limit]` table.
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
 pub struct AliasLimit {
@@ -102,7 +103,7 @@ impl AliasLimit {
     }
 }
 
-/// The RenderQuota spec (decisions.md), as the TOML `[render_quota]` table.
+/// The RenderQuota spec (../shared/spec/decisions.md), as the TOML `[render_quota]` table.
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RenderQuota {
@@ -119,6 +120,8 @@ pub const DEFAULT_MAX_PIXELS: u64 = 100_000_000;
 #[derive(Debug, Clone)]
 pub struct Config {
     pub listen: String,
+    /// The second listener, serving only `/metrics` (never the public port).
+    pub metrics_listen: String,
     pub data_dir: PathBuf,
     /// `None` means "the address the server actually bound".
     pub base_url: Option<String>,
@@ -144,6 +147,8 @@ pub struct Config {
     pub max_pixels: u64,
     pub render_quota: Option<RenderQuota>,
     pub alias_limit: AliasLimit,
+    /// Abuse budgets (`limits`), from the environment only.
+    pub limits: crate::limits::Limits,
 }
 
 impl Config {
@@ -201,11 +206,7 @@ impl Config {
         };
         let number = |key: &str, file: Option<u64>, default: u64| -> anyhow::Result<u64> {
             match env(key) {
-                Some(v) => v
-                    .parse::<u64>()
-                    .ok()
-                    .filter(|n| *n > 0)
-                    .with_context(|| format!("{key} must be a positive whole number")),
+                Some(v) => crate::limits::positive(key, &v),
                 None => Ok(file.unwrap_or(default)),
             }
         };
@@ -232,6 +233,9 @@ impl Config {
             listen: env("LIGHTBOX_LISTEN")
                 .or(f.listen)
                 .unwrap_or_else(|| "127.0.0.1:8080".into()),
+            metrics_listen: env("LIGHTBOX_METRICS_LISTEN")
+                .or(f.metrics_listen)
+                .unwrap_or_else(|| "127.0.0.1:9090".into()),
             data_dir,
             base_url: env("LIGHTBOX_BASE_URL").or(f.base_url).map(trim_slash),
             image_host: env("LIGHTBOX_IMAGE_HOST").or(f.image_host).map(trim_slash),
@@ -256,6 +260,7 @@ impl Config {
                 .map_or(DEFAULT_MAX_PIXELS, |q| q.max_pixels),
             render_quota: f.render_quota,
             alias_limit: f.alias_limit.unwrap_or_default(),
+            limits: crate::limits::Limits::load(&env)?,
         })
     }
 }

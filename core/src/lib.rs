@@ -1,6 +1,16 @@
-//! Lightbox's shared library: configuration, the domain rules, the database,
-//! the blob store and (later) the queue and the render pipeline. The API, the
-//! worker and the controller binaries are thin shells around it.
+//! Lightbox's shared library. The binaries (`lightbox-api`,
+//! `lightbox-worker`, `lightbox-controller`) are thin shells around it.
+//!
+//! - `domain`: the types and rules, pure (no I/O).
+//! - Services over them, one per feature: `accounts` and `auth`, `images`
+//!   (uploads, the owner's view, downloads), `albums` (folders, crop rules,
+//!   folder zips), `sharing` (publication, aliases, visitor pages),
+//!   `moderation`, `renders` (the render job) and `resources` (the
+//!   operator's presets and quotas).
+//! - Infrastructure behind small traits: `db` (SQLite and PostgreSQL),
+//!   `store` (blobs), `queue` (in-process or NATS JetStream), `render` (the
+//!   pixel pipeline), `serving` (what `/i/` serves, cached), `archive`
+//!   (streamed zips), `config`, `metrics`, `health`.
 
 pub mod accounts;
 pub mod albums;
@@ -8,10 +18,12 @@ pub mod archive;
 pub mod auth;
 pub mod config;
 pub mod db;
+pub mod domain;
 pub mod error;
 pub mod health;
 pub mod ids;
 pub mod images;
+pub mod limits;
 pub mod metrics;
 pub mod moderation;
 pub mod queue;
@@ -23,6 +35,5 @@ pub mod serving;
 pub mod sharing;
 pub mod store;
 pub mod time;
-pub mod validate;
 
 pub use error::{Error, Result};

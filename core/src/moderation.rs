@@ -3,8 +3,9 @@
 //! taken-down photo vanishes everywhere visitors look, `/i/...` included.
 
 use crate::db::{DynRepo, Moderated};
+use crate::domain::checks::char_len_between;
+use crate::domain::moderation::Takedown;
 use crate::images::dto::Moderation;
-use crate::validate::char_len_between;
 use crate::{ids, time, Error, Result};
 use serde::Serialize;
 
@@ -51,6 +52,9 @@ pub async fn set(
     Ok(ModerationResult {
         album_id,
         image_id,
-        moderation: Moderation::of(reason.map(|_| now), reason),
+        moderation: Moderation::from(&Takedown {
+            at: reason.map(|_| now),
+            reason: reason.map(str::to_owned),
+        }),
     })
 }

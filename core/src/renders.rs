@@ -2,17 +2,17 @@
 //! Idempotent and safe to run twice at once: bytes go to keys named by
 //! version, and a version is recorded only while it is still current.
 
-use crate::db::{DynRepo, ImageRow, RenderRow, SpecSource};
+use crate::db::DynRepo;
+use crate::domain::crop::{self, CropSpec, SpecSource};
+use crate::domain::image::{Image, ImageStatus};
+use crate::domain::render::{Produced, Render};
+use crate::limits::memory;
 use crate::render::pipeline::{self, Output};
-use crate::render::spec::CropSpec;
 use crate::resources::Resources;
+use crate::serving::Changes;
 use crate::store::BlobStore;
 use crate::{Error, Result};
 use uuid::Uuid;
-
-pub const PROCESSING: &str = "processing";
-pub const READY: &str = "ready";
-pub const FAILED: &str = "failed";
 
 #[derive(Clone)]
 pub struct Renderer {
@@ -20,65 +20,44 @@ pub struct Renderer {
     pub store: BlobStore,
     /// The presets and the pixel limit, read afresh for every job.
     pub resources: Resources,
+    /// Told whenever a render's bytes change, so `/i/` lookups are dropped.
+    pub changes: Changes,
+    /// Render memory admitted at once in this process.
+    pub budget: memory::RenderBudget,
+}
+
+/// The metrics label of a render: a preset's code (the operator's fixed
+/// set), else its kind, never a user-chosen code (unbounded series, and a
+/// leak of names).
+fn metric_label<'a>(desired: &'a [(CropSpec, SpecSource)], code: &str) -> &'a str {
+    match desired.iter().find(|(s, _)| s.code == code) {
+        Some((s, SpecSource::Preset)) => &s.code,
+        Some((_, SpecSource::FolderRule)) => "folder_rule",
+        _ => "custom",
+    }
 }
 
 pub fn render_key(image_id: Uuid, code: &str, version: i64, ext: &str) -> String {
     format!("renders/{image_id}/{code}.v{version}.{ext}")
 }
 
-pub fn spec_json(spec: &CropSpec) -> String {
-    serde_json::to_string(spec).unwrap_or_default()
-}
-
-pub fn parse_spec(json: &str) -> Result<CropSpec> {
-    serde_json::from_str(json)
-        .map_err(|e| Error::Internal(anyhow::anyhow!("stored render spec: {e}")))
-}
-
 impl Renderer {
-    /// Every render an image should have, with where it comes from: the
-    /// presets, its folder's crop rules (a rule with a preset's code
-    /// replaces that preset), then its own custom crops.
-    pub async fn desired(&self, image: &ImageRow) -> Result<Vec<(CropSpec, SpecSource)>> {
-        let mut specs: Vec<_> = self
-            .resources
-            .presets()
-            .await?
-            .into_iter()
-            .map(|s| (s, SpecSource::Preset))
-            .collect();
+    /// Every render an image should have, with where it comes from.
+    pub async fn desired(&self, image: &Image) -> Result<Vec<(CropSpec, SpecSource)>> {
+        let presets = self.resources.presets().await?;
         let rules = self.repo.album_crops(image.album_id).await?;
-        let crops = self.repo.custom_crops(image.id).await?;
-        let rules = rules.iter().map(|(_, json)| (json, SpecSource::FolderRule));
-        let extra = rules.chain(crops.iter().map(|json| (json, SpecSource::Custom)));
-        for (json, source) in extra {
-            let spec = parse_spec(json)?;
-            match specs.iter_mut().find(|(s, _)| s.code == spec.code) {
-                Some(slot) => *slot = (spec, source),
-                None => specs.push((spec, source)),
-            }
-        }
-        Ok(specs)
+        let custom = self.repo.custom_crops(image.id).await?;
+        Ok(crop::desired(presets, rules, custom))
     }
 
-    /// The first render rows of a new image (the presets), pending at version 1.
-    pub async fn initial_rows(&self, image: &ImageRow) -> Result<Vec<RenderRow>> {
+    /// The first renders of a new image (the presets), pending at version 1.
+    pub async fn initial_renders(&self, image: &Image) -> Result<Vec<Render>> {
         Ok(self
             .resources
             .presets()
             .await?
-            .iter()
-            .map(|s| RenderRow {
-                image_id: image.id,
-                code: s.code.clone(),
-                spec: spec_json(s),
-                version: 1,
-                produced_version: None,
-                width: None,
-                height: None,
-                size_bytes: None,
-                blob_key: None,
-            })
+            .into_iter()
+            .map(|s| Render::pending(image.id, s))
             .collect())
     }
 
@@ -90,28 +69,37 @@ impl Renderer {
         };
         let desired = self.desired(&image).await?;
         for (spec, source) in &desired {
-            self.repo
-                .set_render_spec(image_id, &spec.code, &spec_json(spec), *source)
-                .await?;
+            self.repo.set_render_spec(image_id, spec, *source).await?;
         }
         let codes: Vec<String> = desired.iter().map(|(s, _)| s.code.clone()).collect();
-        for key in self.repo.remove_renders_except(image_id, &codes).await? {
+        let removed = self.repo.remove_renders_except(image_id, &codes).await?;
+        if !removed.is_empty() {
+            self.changes.changed();
+        }
+        for key in removed {
             self.store.delete(&key).await?;
         }
-        let pending: Vec<RenderRow> = self
+        let pending: Vec<Render> = self
             .repo
             .renders(image_id)
             .await?
             .into_iter()
-            .filter(|r| r.produced_version != Some(r.version))
+            .filter(|r| !r.is_current())
             .collect();
         if !pending.is_empty() {
-            let specs = pending
-                .iter()
-                .map(|r| parse_spec(&r.spec))
-                .collect::<Result<Vec<_>>>()?;
+            let specs: Vec<CropSpec> = pending.iter().map(|r| r.spec.clone()).collect();
             let original = self.store.get_bytes(&image.original_key).await?;
             let max_pixels = self.resources.max_pixels().await?;
+            let specs: Vec<CropSpec> = specs
+                .into_iter()
+                .map(|s| memory::cap_canvas(s, max_pixels))
+                .collect();
+            // Admitted against the memory budget before a pixel is decoded.
+            let needed = memory::estimate(&original, &specs).unwrap_or(0);
+            let _memory = match self.budget.admit(needed).await {
+                Ok(permit) => permit,
+                Err(over) => return self.fail(image_id, &over.to_string()).await,
+            };
             let rendered = tokio::task::spawn_blocking(move || {
                 let decoded = pipeline::decode(&original, max_pixels, &specs)?;
                 pipeline::render_all(&decoded, &specs)
@@ -120,36 +108,51 @@ impl Renderer {
             .map_err(|e| Error::Internal(e.into()))?;
             let outputs = match rendered {
                 Ok(outputs) => outputs,
-                Err(e) => {
-                    tracing::warn!(%image_id, error = %e, "render failed");
-                    return self.repo.set_status(image_id, FAILED).await;
-                }
+                Err(e) => return self.fail(image_id, &e.to_string()).await,
             };
             for (row, out) in pending.into_iter().zip(outputs) {
-                self.store_output(row, out).await?;
+                let label = metric_label(&desired, &row.code);
+                self.store_output(row, out, label).await?;
             }
         }
-        self.settle(image_id, &image.status).await
+        self.settle(image_id, image.status).await
     }
 
     /// The job's last attempt failed: the image will not get its renders.
     pub async fn mark_failed(&self, image_id: Uuid) -> Result<()> {
-        self.repo.set_status(image_id, FAILED).await
+        self.repo.set_status(image_id, ImageStatus::Failed).await
     }
 
-    async fn store_output(&self, row: RenderRow, out: Output) -> Result<()> {
-        let key = render_key(row.image_id, &row.code, row.version, out.format.ext());
-        let done = RenderRow {
-            width: Some(out.width as i64),
-            height: Some(out.height as i64),
-            size_bytes: Some(out.bytes.len() as i64),
-            blob_key: Some(key.clone()),
-            ..row
+    /// The image will not get its renders; the owner sees why.
+    async fn fail(&self, image_id: Uuid, reason: &str) -> Result<()> {
+        tracing::warn!(%image_id, reason, "render failed");
+        self.repo
+            .set_failure_reason(image_id, reason, crate::time::now_ms())
+            .await?;
+        self.repo.set_status(image_id, ImageStatus::Failed).await
+    }
+
+    async fn store_output(&self, render: Render, out: Output, label: &str) -> Result<()> {
+        let key = render_key(
+            render.image_id,
+            &render.code,
+            render.version,
+            out.format.ext(),
+        );
+        let produced = Produced {
+            version: render.version,
+            width: out.width,
+            height: out.height,
+            size_bytes: out.bytes.len() as u64,
+            blob_key: key.clone(),
         };
-        crate::metrics::METRICS.render(&done.code, out.format.ext(), out.took);
+        crate::metrics::METRICS.render(label, out.format.ext(), out.took);
         self.store.put(&key, out.bytes).await?;
-        let (current, replaced) = self.repo.render_produced(&done).await?;
-        crate::serving::renders_changed();
+        let (current, replaced) = self
+            .repo
+            .render_produced(render.image_id, &render.code, &produced)
+            .await?;
+        self.changes.changed();
         if !current {
             // The spec moved on while this ran; a newer job renders it.
             self.store.delete(&key).await?;
@@ -161,15 +164,15 @@ impl Renderer {
     }
 
     /// `ready` once every render exists.
-    async fn settle(&self, image_id: Uuid, status: &str) -> Result<()> {
+    async fn settle(&self, image_id: Uuid, status: ImageStatus) -> Result<()> {
         let all_done = self
             .repo
             .renders(image_id)
             .await?
             .iter()
-            .all(|r| r.produced_version == Some(r.version));
-        if all_done && status != READY {
-            self.repo.set_status(image_id, READY).await?;
+            .all(Render::is_current);
+        if all_done && status != ImageStatus::Ready {
+            self.repo.set_status(image_id, ImageStatus::Ready).await?;
         }
         Ok(())
     }

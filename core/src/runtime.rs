@@ -36,3 +36,26 @@ pub async fn shutdown_signal() {
     tokio::select! { _ = ctrl_c => {}, _ = term => {} }
     tracing::info!("shutting down");
 }
+
+/// Keeps the embedded data private to the service's user: from here on the
+/// process creates files 0600 and folders 0700 (umask 077), the data folder
+/// itself is 0700 (so nothing made earlier with looser bits is reachable
+/// through it), and the SQLite files already there are made 0600.
+pub fn make_data_private(dir: &std::path::Path) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    // SAFETY: umask only swaps the process's file-mode mask; it cannot fail.
+    unsafe { libc::umask(0o077) };
+    std::fs::create_dir_all(dir)?;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        let is_db = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.contains(".db"));
+        if is_db && path.is_file() {
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))?;
+        }
+    }
+    Ok(())
+}

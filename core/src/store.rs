@@ -26,6 +26,22 @@ pub struct BlobStore {
     kind: Kind,
 }
 
+/// `AmazonS3Builder::from_env` over `vars`, minus empty values: an empty
+/// `AWS_ACCESS_KEY_ID` would otherwise be taken as static credentials and
+/// hide the web identity (IRSA), Pod Identity and instance chains.
+fn s3_builder(vars: impl IntoIterator<Item = (String, String)>) -> AmazonS3Builder {
+    let mut builder = AmazonS3Builder::new();
+    for (key, value) in vars {
+        if !key.starts_with("AWS_") || value.trim().is_empty() {
+            continue;
+        }
+        if let Ok(config_key) = key.to_ascii_lowercase().parse() {
+            builder = builder.with_config(config_key, value);
+        }
+    }
+    builder
+}
+
 impl BlobStore {
     /// `file:///abs/path`, `s3://bucket[/prefix]` (credentials, region and
     /// `AWS_ENDPOINT_URL` from the usual `AWS_*` variables) or `memory://`.
@@ -60,7 +76,7 @@ impl BlobStore {
             .unwrap_or((bucket_and_prefix, ""));
         anyhow::ensure!(!bucket.is_empty(), "s3:// URL without a bucket name");
         let plain_http = std::env::var("AWS_ENDPOINT_URL").is_ok_and(|e| e.starts_with("http://"));
-        let s3 = AmazonS3Builder::from_env()
+        let s3 = s3_builder(std::env::vars())
             .with_bucket_name(bucket)
             .with_allow_http(plain_http)
             .build()
@@ -107,7 +123,6 @@ impl BlobStore {
 
     /// Deletes an object; one already gone is not an error.
     pub async fn delete(&self, key: &str) -> Result<()> {
-        crate::serving::renders_changed();
         match self.inner.delete(&Path::from(key)).await {
             Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
             Err(e) => Err(e.into()),
@@ -138,5 +153,38 @@ impl BlobStore {
                 Err(e) => Err(e.into()),
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vars(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    fn provider(pairs: &[(&str, &str)]) -> String {
+        let s3 = s3_builder(vars(pairs))
+            .with_bucket_name("b")
+            .build()
+            .unwrap();
+        format!("{:?}", s3.credentials())
+    }
+
+    #[test]
+    fn empty_keys_leave_the_web_identity_chain_in_charge() {
+        // object_store reads these two from the process environment itself.
+        std::env::set_var("AWS_WEB_IDENTITY_TOKEN_FILE", "/var/run/secrets/token");
+        std::env::set_var("AWS_ROLE_ARN", "arn:aws:iam::1:role/lightbox");
+        let irsa = [("AWS_ACCESS_KEY_ID", ""), ("AWS_SECRET_ACCESS_KEY", " ")];
+        let chosen = provider(&irsa);
+        assert!(chosen.contains("WebIdentityProvider"), "{chosen}");
+        assert!(!chosen.contains("StaticCredentialProvider"), "{chosen}");
+        let keys = [("AWS_ACCESS_KEY_ID", "id"), ("AWS_SECRET_ACCESS_KEY", "s")];
+        assert!(provider(&keys).contains("StaticCredentialProvider"));
     }
 }

@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use lightbox_core::sharing::aliases::normalize;
+use lightbox_core::domain::alias::normalize;
 
 fuzz_target!(|raw: &str| {
     if let Ok(alias) = normalize(raw) {

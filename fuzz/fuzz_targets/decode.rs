@@ -4,10 +4,10 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use lightbox_core::render::exif::ExifInfo;
+use lightbox_core::domain::exif::ExifInfo;
 use lightbox_core::render::pipeline;
 use lightbox_core::render::probe;
-use lightbox_core::render::spec::{CropSpec, Mode};
+use lightbox_core::domain::crop::{CropSpec, Mode};
 
 const MAX_PIXELS: u64 = 4_000_000;
 

@@ -3,6 +3,7 @@
 
 pub mod cluster;
 pub mod files;
+pub mod proc;
 
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read};
@@ -128,6 +129,8 @@ impl Drop for PgDatabase {
 pub struct Server {
     child: Child,
     pub url: String,
+    /// The `/metrics` listener (`LIGHTBOX_METRICS_LISTEN`).
+    pub metrics_url: Option<String>,
     pub data: TempDir,
     logs: Arc<Mutex<String>>,
     http: reqwest::Client,
@@ -179,6 +182,7 @@ impl Server {
         cmd.env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("LIGHTBOX_LISTEN", "127.0.0.1:0")
+            .env("LIGHTBOX_METRICS_LISTEN", "127.0.0.1:0")
             .env("LIGHTBOX_DATA_DIR", &data.0)
             .env("LIGHTBOX_ADMIN_EMAIL", ADMIN_EMAIL)
             .env("LIGHTBOX_ADMIN_PASSWORD", ADMIN_PASSWORD)
@@ -212,20 +216,28 @@ impl Server {
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines().map_while(Result::ok) {
                 if let Some(url) = line.strip_prefix("listening on ") {
-                    let _ = tx.send(url.to_owned());
+                    let _ = tx.send((false, url.to_owned()));
+                } else if let Some(url) = line.strip_prefix("metrics on ") {
+                    let _ = tx.send((true, url.to_owned()));
                 }
             }
         });
-        let url = match rx.recv_timeout(Duration::from_secs(60)) {
-            Ok(url) => url,
-            Err(_) => {
-                let _ = child.kill();
-                panic!("{binary} did not start; logs:\n{}", logs.lock().unwrap());
+        // The metrics listener is announced first.
+        let mut metrics_url = None;
+        let url = loop {
+            match rx.recv_timeout(Duration::from_secs(60)) {
+                Ok((true, url)) => metrics_url = Some(url),
+                Ok((false, url)) => break url,
+                Err(_) => {
+                    let _ = child.kill();
+                    panic!("{binary} did not start; logs:\n{}", logs.lock().unwrap());
+                }
             }
         };
         Server {
             child,
             url,
+            metrics_url,
             data,
             logs,
             http: reqwest::Client::new(),
@@ -283,6 +295,11 @@ impl Server {
         })
         .join()
         .unwrap()
+    }
+
+    /// The process id, for reading /proc.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     pub fn logs(&self) -> String {
@@ -442,6 +459,13 @@ impl Server {
             .expect("get");
         let (status, headers) = (r.status().as_u16(), r.headers().clone());
         (status, r.bytes().await.expect("body").to_vec(), headers)
+    }
+
+    /// The page of the metrics listener.
+    pub async fn metrics(&self) -> String {
+        let url = self.metrics_url.as_ref().expect("a metrics listener");
+        let r = self.http.get(format!("{url}/metrics")).send().await;
+        r.expect("get /metrics").text().await.expect("body")
     }
 
     /// Every file under the blob folder.

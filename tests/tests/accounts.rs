@@ -1,4 +1,4 @@
-//! Accounts and tokens over real HTTP: interface.md 5 and decisions.md
+//! Accounts and tokens over real HTTP: ../shared/spec/interface.md 5 and ../shared/spec/decisions.md
 //! "Accounts and tokens".
 
 use jsonwebtoken::{decode, encode, Algorithm, DecodingKey, EncodingKey, Header, Validation};

@@ -136,13 +136,13 @@ async fn cluster_two_workers_and_a_sigkill_produce_every_render_exactly_once() {
     assert_eq!(cluster.s3.keys("originals/").await.len(), N);
 
     // The job the killed worker held came back to the other worker.
-    let metrics = String::from_utf8(survivor.fetch("/metrics").await.1).unwrap();
+    let metrics = survivor.metrics().await;
     assert!(
         metric(&metrics, "lightbox_queue_redeliveries_total") >= 1.0,
         "no redelivery seen:\n{metrics}"
     );
     assert!(metrics.contains("lightbox_renders_total{format=\"webp\",preset=\"thumb\"}"));
-    let api_metrics = String::from_utf8(api.fetch("/metrics").await.1).unwrap();
+    let api_metrics = api.metrics().await;
     assert!(metric(&api_metrics, "lightbox_upload_bytes_total") > 0.0);
     assert!(
         api_metrics.contains("lightbox_rpc_requests_total{method=\"image.list\",outcome=\"ok\"}")
@@ -190,7 +190,7 @@ async fn cluster_uploads_while_nats_is_down_are_rendered_when_it_returns() {
         waiting.push(img["id"].clone());
     }
     // The work is held in the database, not lost.
-    let page = String::from_utf8(api.fetch("/metrics").await.1).unwrap();
+    let page = api.metrics().await;
     assert_eq!(metric(&page, "lightbox_outbox_pending"), 3.0, "{page}");
     for id in &waiting {
         let img = api.ok(Some(&token), "image.get", json!({ "id": id })).await;
@@ -203,7 +203,7 @@ async fn cluster_uploads_while_nats_is_down_are_rendered_when_it_returns() {
     for id in &waiting {
         api.ready(&token, id).await;
     }
-    let page = String::from_utf8(api.fetch("/metrics").await.1).unwrap();
+    let page = api.metrics().await;
     assert_eq!(metric(&page, "lightbox_outbox_pending"), 0.0);
 }
 
@@ -253,7 +253,7 @@ async fn cluster_a_job_failing_on_every_attempt_is_marked_failed_after_the_last(
     let logs = worker.logs();
     assert_eq!(count(&logs, "render job failed; will retry"), 1, "{logs}");
     assert_eq!(count(&logs, "render job failed for good"), 1, "{logs}");
-    let page = String::from_utf8(worker.fetch("/metrics").await.1).unwrap();
+    let page = worker.metrics().await;
     assert!(
         page.contains("lightbox_render_jobs_total{outcome=\"failed\"} 1"),
         "{page}"

@@ -93,13 +93,9 @@ async fn metrics_count_calls_errors_uploads_and_renders() {
         )
         .await;
     assert_eq!(code, 2001);
-    let (status, body, headers) = srv.fetch("/metrics").await;
-    assert_eq!(status, 200);
-    assert!(headers["content-type"]
-        .to_str()
-        .unwrap()
-        .starts_with("text/plain"));
-    let page = String::from_utf8(body).unwrap();
+    // Only on the metrics listener, never on the public port.
+    assert_eq!(srv.fetch("/metrics").await.0, 404);
+    let page = srv.metrics().await;
     for needle in [
         "lightbox_rpc_requests_total{method=\"image.get\",outcome=\"2001\"} 1",
         "lightbox_errors_total{code=\"2001\"} 1",

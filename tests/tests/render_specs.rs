@@ -3,11 +3,18 @@
 //! writes only while the crop (or folder rule) it came from still exists.
 //! Runs on SQLite, and on PostgreSQL too when `LIGHTBOX_TEST_POSTGRES` is set.
 
-use lightbox_core::db::{AlbumRepo, ImageRepo, ImageRow, SpecSource, SqlRepo, UserRepo, UserRow};
+use lightbox_core::db::{AlbumRepo, ImageRepo, RenderRepo, SqlRepo, UserRepo};
+use lightbox_core::domain::accounts::User;
+use lightbox_core::domain::crop::{CropSpec, Format, Mode, SpecSource};
+use lightbox_core::domain::exif::{ExifInfo, ExifVisibility};
+use lightbox_core::domain::image::{Image, ImageStatus};
+use lightbox_core::domain::moderation::Takedown;
 use lightbox_e2e::{PgDatabase, TempDir};
 use uuid::Uuid;
 
-const SPEC: &str = r#"{"code":"sq","width":100,"height":100}"#;
+fn spec() -> CropSpec {
+    CropSpec::new("sq", 100, 100, Mode::Fill)
+}
 
 /// The repositories under test, with the databases they need kept alive.
 struct Engines {
@@ -31,9 +38,9 @@ async fn engines() -> Engines {
     }
 }
 
-async fn image(repo: &SqlRepo) -> ImageRow {
+async fn image(repo: &SqlRepo) -> Image {
     let owner = Uuid::new_v4();
-    let user = UserRow {
+    let user = User {
         id: owner,
         email: format!("{owner}@example.com"),
         password_hash: "x".into(),
@@ -42,27 +49,27 @@ async fn image(repo: &SqlRepo) -> ImageRow {
     };
     repo.insert_user(&user).await.unwrap();
     let album_id = repo.default_album(owner, 1).await.unwrap();
-    let row = ImageRow {
+    let row = Image {
         id: Uuid::new_v4(),
         owner_id: owner,
         album_id,
         title: "t".into(),
         description: String::new(),
-        status: "ready".into(),
-        format: "jpeg".into(),
+        status: ImageStatus::Ready,
+        format: Format::Jpg,
         width: 400,
         height: 300,
         size_bytes: 1000,
         original_key: "originals/x".into(),
-        exif: "{}".into(),
-        exif_visibility: "{}".into(),
+        exif: ExifInfo::none(),
+        exif_visibility: ExifVisibility::default(),
         visibility: None,
         taken_at: None,
         sort_at: 1,
         created_at: 1,
         position: None,
-        taken_down_at: None,
-        takedown_reason: None,
+        membership: 0,
+        takedown: Takedown::default(),
     };
     repo.insert_image(&row, &[]).await.unwrap();
     row
@@ -78,22 +85,20 @@ async fn a_deleted_custom_crop_does_not_get_its_render_back() {
     let engines = engines().await;
     for repo in &engines.repos {
         let img = image(repo).await;
-        repo.add_custom_crop(img.id, "sq", SPEC, 5, 2)
-            .await
-            .unwrap();
-        repo.set_render_spec(img.id, "sq", SPEC, SpecSource::Custom)
+        repo.add_custom_crop(img.id, &spec(), 5, 2).await.unwrap();
+        repo.set_render_spec(img.id, &spec(), SpecSource::Custom)
             .await
             .unwrap();
         assert_eq!(codes(repo, img.id).await, ["sq"]);
         repo.delete_custom_crop(img.id, "sq").await.unwrap();
         assert!(codes(repo, img.id).await.is_empty());
         // The job that read the crop before its deletion now records it.
-        repo.set_render_spec(img.id, "sq", SPEC, SpecSource::Custom)
+        repo.set_render_spec(img.id, &spec(), SpecSource::Custom)
             .await
             .unwrap();
         assert!(codes(repo, img.id).await.is_empty());
         // A preset has no row to lose.
-        repo.set_render_spec(img.id, "sq", SPEC, SpecSource::Preset)
+        repo.set_render_spec(img.id, &spec(), SpecSource::Preset)
             .await
             .unwrap();
         assert_eq!(codes(repo, img.id).await, ["sq"]);
@@ -106,23 +111,17 @@ async fn a_deleted_folder_rule_does_not_get_its_render_back() {
     for repo in &engines.repos {
         let img = image(repo).await;
         let rule = SpecSource::FolderRule;
-        repo.set_album_crop(img.album_id, "sq", SPEC, 2)
-            .await
-            .unwrap();
-        repo.set_render_spec(img.id, "sq", SPEC, rule)
-            .await
-            .unwrap();
+        repo.set_album_crop(img.album_id, &spec(), 2).await.unwrap();
+        repo.set_render_spec(img.id, &spec(), rule).await.unwrap();
         assert_eq!(codes(repo, img.id).await, ["sq"]);
         repo.remove_renders_except(img.id, &[]).await.unwrap();
         assert!(repo.delete_album_crop(img.album_id, "sq").await.unwrap());
         // Another folder's rule of that code does not count either.
         let other = image(repo).await;
-        repo.set_album_crop(other.album_id, "sq", SPEC, 3)
+        repo.set_album_crop(other.album_id, &spec(), 3)
             .await
             .unwrap();
-        repo.set_render_spec(img.id, "sq", SPEC, rule)
-            .await
-            .unwrap();
+        repo.set_render_spec(img.id, &spec(), rule).await.unwrap();
         assert!(codes(repo, img.id).await.is_empty());
     }
 }

@@ -1,4 +1,4 @@
-//! The publication table of interface.md 3, row by row, over HTTP: modes,
+//! The publication table of ../shared/spec/interface.md 3, row by row, over HTTP: modes,
 //! links, republish memory, resetToken, policy, takedowns and the server
 //! switch.
 

@@ -1,5 +1,5 @@
-//! JSON-RPC 2.0 transport over real HTTP: interface.md 4.1, 7, 8 and
-//! decisions.md "JSON-RPC details".
+//! JSON-RPC 2.0 transport over real HTTP: ../shared/spec/interface.md 4.1, 7, 8 and
+//! ../shared/spec/decisions.md "JSON-RPC details".
 
 use lightbox_e2e::{Server, ADMIN_EMAIL, ADMIN_PASSWORD};
 use serde_json::{json, Value};

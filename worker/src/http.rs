@@ -1,10 +1,12 @@
-//! The worker's own small HTTP surface, for probes and scraping.
+//! The worker's own small HTTP surface: probes here, `/metrics` on the
+//! metrics listener (`metrics_listener.rs`).
 
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use axum::routing::get;
 use axum::Router;
+use lightbox_core::domain::urls::routes;
 use lightbox_core::health::Dependencies;
 use lightbox_core::metrics::METRICS;
 
@@ -13,9 +15,8 @@ const EXPOSITION: &str = "text/plain; version=0.0.4; charset=utf-8";
 
 pub fn routes(deps: Dependencies) -> Router {
     Router::new()
-        .route("/healthz", get(healthz))
-        .route("/readyz", get(readyz))
-        .route("/metrics", get(metrics))
+        .route(routes::HEALTHZ, get(healthz))
+        .route(routes::READYZ, get(readyz))
         .with_state(deps)
 }
 

@@ -4,6 +4,7 @@
 //! over NATS JetStream. The loop is the same: it never learns which queue.
 
 pub mod http;
+pub mod metrics_listener;
 
 use futures::StreamExt;
 use lightbox_core::metrics::METRICS;

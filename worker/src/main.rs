@@ -1,7 +1,7 @@
 //! `lightbox-worker`: renders in cluster mode. Takes jobs from NATS
 //! JetStream, reads originals from and writes renders to the blob store,
-//! records them in the database. Serves `/healthz`, `/readyz` and
-//! `/metrics` on `LIGHTBOX_LISTEN`.
+//! records them in the database. Serves `/healthz` and `/readyz` on
+//! `LIGHTBOX_LISTEN`, `/metrics` on `LIGHTBOX_METRICS_LISTEN`.
 
 use lightbox_core::config::Config;
 use lightbox_core::health::Dependencies;
@@ -28,12 +28,16 @@ async fn main() -> anyhow::Result<()> {
         repo: repo.clone(),
         store: store.clone(),
         resources: Resources { repo: repo.clone() },
+        // A worker serves no renders, so nothing here caches them.
+        changes: Default::default(),
+        budget: lightbox_core::limits::memory::RenderBudget::new(config.limits.render_memory_mb),
     };
     let deps = Dependencies {
         repo,
         store,
         queue: queue.clone(),
     };
+    lightbox_worker::metrics_listener::spawn(&config.metrics_listen, deps.clone()).await?;
     let listener = tokio::net::TcpListener::bind(&config.listen).await?;
     let addr = listener.local_addr()?;
     let (stop, stopped) = tokio::sync::watch::channel(false);

@@ -4,8 +4,10 @@ use crate::state::AppState;
 use axum::extract::ConnectInfo;
 use axum::http::{header, HeaderMap, Request};
 use lightbox_core::auth::{self, Caller};
+use lightbox_core::limits::client::{self, TrustedProxies};
 use lightbox_core::{Error, Result};
 use std::net::SocketAddr;
+use std::sync::Arc;
 
 /// The token of a `Bearer` header (scheme case-insensitive), if any.
 pub fn token(headers: &HeaderMap) -> Option<Result<&str>> {
@@ -29,10 +31,24 @@ pub async fn resolve(state: &AppState, headers: &HeaderMap) -> Result<Option<Cal
     }
 }
 
-/// The peer address as text; the login throttle keys on it.
+/// The client's address as the login limits key it: the peer, or what a
+/// trusted proxy says (the server puts the `TrustedProxies` on each
+/// request), an IPv6 address by its /64.
 pub fn client_addr<B>(req: &Request<B>) -> String {
-    req.extensions()
-        .get::<ConnectInfo<SocketAddr>>()
-        .map(|ConnectInfo(addr)| addr.ip().to_string())
-        .unwrap_or_else(|| "unknown".into())
+    let Some(ConnectInfo(addr)) = req.extensions().get::<ConnectInfo<SocketAddr>>() else {
+        return "unknown".into();
+    };
+    let Some(proxies) = req.extensions().get::<Arc<TrustedProxies>>() else {
+        return client::key(addr.ip());
+    };
+    let values = |name| -> Vec<&str> {
+        req.headers()
+            .get_all(name)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .collect()
+    };
+    let forwarded = values(header::FORWARDED);
+    let xff = values(header::HeaderName::from_static("x-forwarded-for"));
+    client::key(proxies.client(addr.ip(), &forwarded, &xff))
 }

@@ -1,45 +1,23 @@
-//! Downloads by signed link: `GET /api/v1/images/{id}/archive?token=…`
-//! (a zip of the original and every render). The link names owner and
-//! image; both are checked again against the database on every request.
+//! Downloads by signed link (`lightbox_core::auth::links`): an image's
+//! archive, one file of an image, or a folder zip. The link names owner and
+//! subject; both are checked again against the database on every request.
 
-use super::errors::error;
+use super::errors::HttpError;
 use crate::state::AppState;
 use axum::body::Body;
 use axum::extract::{Path, Query, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
-use lightbox_core::auth::links::Link;
-use lightbox_core::{archive, Error};
+use lightbox_core::archive;
+use lightbox_core::domain::downloads::DownloadState;
+use lightbox_core::domain::links::LinkKind;
+use lightbox_core::limits::zips::{ZipBusy, ZipPermit, RETRY_AFTER_S};
+use lightbox_core::Error;
 use serde::Deserialize;
-use tokio_stream::wrappers::ReceiverStream;
-use uuid::Uuid;
 
 #[derive(Deserialize)]
 pub struct TokenQuery {
     token: Option<String>,
-}
-
-/// A valid link of `kind` for the image in the path: 401 for no, a bad, an
-/// expired or another image's link; 404 for a path that is no image id.
-fn check_link(
-    state: &AppState,
-    kind: &str,
-    id: &str,
-    token: Option<&str>,
-) -> Result<(Link, Uuid), Error> {
-    let link = token
-        .and_then(|t| state.signer.verify_link(t))
-        .filter(|l| l.kind == kind);
-    let Some(link) = link else {
-        return Err(Error::unauthorized());
-    };
-    let Ok(id) = Uuid::parse_str(id) else {
-        return Err(Error::NotFound);
-    };
-    if link.subject != id {
-        return Err(Error::unauthorized());
-    }
-    Ok((link, id))
 }
 
 /// `GET`/`HEAD /api/v1/images/{id}/download?token=…`: the file the link
@@ -49,34 +27,35 @@ pub async fn download(
     State(state): State<AppState>,
     Path(id): Path<String>,
     Query(q): Query<TokenQuery>,
-) -> Response {
-    let (link, id) = match check_link(&state, "download", &id, q.token.as_deref()) {
-        Ok(found) => found,
-        Err(e) => return super::errors::from_error(e),
-    };
-    let variant = link.variant.as_deref().unwrap_or_default();
-    let file = match state
+) -> Result<Response, HttpError> {
+    let link = state
+        .signer
+        .open_link(LinkKind::Download, &id, q.token.as_deref())?;
+    let variant = link.variant.ok_or_else(Error::unauthorized)?;
+    let file = state
         .images
-        .resolve_download(link.owner, id, variant, link.crop.as_deref(), link.spec)
+        .resolve_download(
+            link.owner,
+            link.subject,
+            variant,
+            link.crop.as_deref(),
+            link.spec,
+        )
         .await
-    {
-        Ok(f) => f,
-        Err(e @ Error::DownloadNotReady { .. }) => return error(StatusCode::CONFLICT, &e),
-        // The link's crop no longer exists.
-        Err(Error::Validation(_)) => {
-            return error(
-                StatusCode::CONFLICT,
-                &Error::DownloadNotReady {
-                    state: "unavailable",
-                },
-            )
+        .map_err(|e| match e {
+            // The link's crop no longer exists.
+            Error::Validation(_) => Error::DownloadNotReady {
+                state: DownloadState::Unavailable,
+            },
+            e => e,
+        })?;
+    if !link.in_scope(file.album_id, file.membership) {
+        return Err(Error::DownloadNotReady {
+            state: DownloadState::Stale,
         }
-        Err(e) => return super::errors::from_error(e),
-    };
-    let stream = match state.store.get_stream(&file.key, None).await {
-        Ok(s) => s,
-        Err(e) => return super::errors::from_error(e),
-    };
+        .into());
+    }
+    let stream = state.store.get_stream(&file.key, None).await?;
     let headers = [
         (header::CONTENT_TYPE, file.mime.to_owned()),
         (header::CONTENT_LENGTH, file.size_bytes.to_string()),
@@ -86,24 +65,28 @@ pub async fn download(
         ),
         (header::CACHE_CONTROL, "private, no-store".to_owned()),
     ];
-    (StatusCode::OK, headers, Body::from_stream(stream)).into_response()
+    Ok((StatusCode::OK, headers, Body::from_stream(stream)).into_response())
 }
 
 pub async fn archive(
     State(state): State<AppState>,
     Path(id): Path<String>,
     Query(q): Query<TokenQuery>,
-) -> Response {
-    let (link, id) = match check_link(&state, "archive", &id, q.token.as_deref()) {
-        Ok(found) => found,
-        Err(e) => return super::errors::from_error(e),
-    };
-    let entries = match state.images.archive_entries(link.owner, id).await {
-        Ok(e) => e,
-        Err(e @ Error::DownloadNotReady { .. }) => return error(StatusCode::CONFLICT, &e),
-        Err(e) => return super::errors::from_error(e),
-    };
-    zip_response(&state, entries, &format!("image-{id}.zip"))
+) -> Result<Response, HttpError> {
+    let link = state
+        .signer
+        .open_link(LinkKind::Archive, &id, q.token.as_deref())?;
+    let permit = zip_permit(&state, &id)?;
+    let entries = state
+        .images
+        .archive_entries(link.owner, link.subject)
+        .await?;
+    Ok(zip_response(
+        &state,
+        entries,
+        &format!("image-{}.zip", link.subject),
+        permit,
+    ))
 }
 
 /// `GET`/`HEAD /api/v1/albums/{id}/download?token=…`: a zip of the folder's
@@ -113,27 +96,34 @@ pub async fn album(
     State(state): State<AppState>,
     Path(id): Path<String>,
     Query(q): Query<TokenQuery>,
-) -> Response {
-    let (link, id) = match check_link(&state, "album_download", &id, q.token.as_deref()) {
-        Ok(found) => found,
-        Err(e) => return super::errors::from_error(e),
-    };
-    let variant = link.variant.as_deref().unwrap_or_default();
-    let entries = match state.albums.archive_entries(link.owner, id, variant).await {
-        Ok(e) => e,
-        Err(e @ Error::DownloadNotReady { .. }) => return error(StatusCode::CONFLICT, &e),
-        Err(e) => return super::errors::from_error(e),
-    };
-    zip_response(&state, entries, &format!("album-{id}-{variant}.zip"))
+) -> Result<Response, HttpError> {
+    let link = state
+        .signer
+        .open_link(LinkKind::AlbumDownload, &id, q.token.as_deref())?;
+    let variant = link.variant.ok_or_else(Error::unauthorized)?;
+    let permit = zip_permit(&state, &id)?;
+    let entries = state
+        .albums
+        .archive_entries(link.owner, link.subject, variant)
+        .await?;
+    let name = format!("album-{}-{variant}.zip", link.subject);
+    Ok(zip_response(&state, entries, &name, permit))
 }
 
 /// A zip of `entries` streamed from the blob store as it is written; never
 /// cached, never sending a referrer on.
-pub(crate) fn zip_response(state: &AppState, entries: Vec<archive::Entry>, name: &str) -> Response {
-    let body = Body::from_stream(ReceiverStream::new(archive::stream(
+pub(crate) fn zip_response(
+    state: &AppState,
+    entries: Vec<archive::Entry>,
+    name: &str,
+    permit: ZipPermit,
+) -> Response {
+    let body = Body::from_stream(archive::stream(
         state.store.clone(),
         entries,
-    )));
+        state.config.limits.zip_send_timeout,
+        permit,
+    ));
     let headers = [
         (header::CONTENT_TYPE, "application/zip".to_owned()),
         (
@@ -144,4 +134,19 @@ pub(crate) fn zip_response(state: &AppState, entries: Vec<archive::Entry>, name:
         (header::REFERRER_POLICY, "no-referrer".to_owned()),
     ];
     (StatusCode::OK, headers, body).into_response()
+}
+
+/// A slot for one zip of `folder`; over the folder's share 429, over the
+/// server's 503, both with `Retry-After`.
+pub(crate) fn zip_permit(state: &AppState, folder: &str) -> Result<ZipPermit, HttpError> {
+    state.guards.zips.try_start(folder).map_err(|busy| {
+        let status = match busy {
+            ZipBusy::Folder => StatusCode::TOO_MANY_REQUESTS,
+            ZipBusy::Server => StatusCode::SERVICE_UNAVAILABLE,
+        };
+        let e = Error::RateLimited {
+            retry_after_s: RETRY_AFTER_S,
+        };
+        HttpError::with_status(e, status)
+    })
 }

@@ -1,4 +1,5 @@
-//! Liveness, readiness and metrics; the same handlers as the worker's.
+//! Liveness and readiness; the same handlers as the worker's. `/metrics`
+//! is on its own listener (`lightbox_worker::metrics_listener`).
 
 use crate::state::AppState;
 use axum::extract::State;
@@ -8,8 +9,4 @@ pub use lightbox_worker::http::healthz;
 
 pub async fn readyz(State(state): State<AppState>) -> impl IntoResponse {
     lightbox_worker::http::readyz(State(state.dependencies())).await
-}
-
-pub async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
-    lightbox_worker::http::metrics(State(state.dependencies())).await
 }

@@ -2,27 +2,36 @@
 //! store with long-lived caching, ETags and byte ranges. Originals are
 //! never reachable here: only rows of the renders table resolve.
 
+use super::errors::{not_found, HttpError};
 use crate::state::AppState;
 use axum::body::Body;
-use axum::extract::{Path, State};
+use axum::extract::{Path, RawQuery, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use lightbox_core::render::spec::Format;
+use lightbox_core::domain::crop::{valid_code, Format};
 use lightbox_core::serving::SMALL;
 use uuid::Uuid;
 
+/// For a URL naming the version (`?v=N`) it serves: those bytes never change.
 const CACHE: &str = "public, max-age=31536000, immutable";
+/// For a URL without `v`: whatever version is current, so briefly.
+const CACHE_UNVERSIONED: &str = "public, max-age=60";
 
-fn not_found() -> Response {
-    (
-        StatusCode::NOT_FOUND,
-        [(header::CACHE_CONTROL, "no-store")],
-        "not found\n",
-    )
-        .into_response()
+/// The `v` a request names: `Ok(None)` without one, `Err` for a `v` that
+/// is no version number (such a URL can name no bytes).
+fn version_asked(query: Option<&str>) -> Result<Option<i64>, ()> {
+    let mut asked = None;
+    for pair in query.unwrap_or("").split('&') {
+        if let Some(v) = pair.strip_prefix("v=") {
+            if asked.is_some() {
+                return Err(());
+            }
+            asked = Some(v.parse::<i64>().map_err(|_| ())?);
+        }
+    }
+    Ok(asked)
 }
 
-/// A `Range` header that no byte of the body satisfies (HTTP 416).
 #[derive(Debug, PartialEq, Eq)]
 pub struct Unsatisfiable;
 
@@ -59,36 +68,46 @@ pub fn parse_range(
 pub async fn serve(
     State(state): State<AppState>,
     Path((id, file)): Path<(String, String)>,
+    RawQuery(query): RawQuery,
     headers: HeaderMap,
-) -> Response {
+) -> Result<Response, HttpError> {
+    let Ok(asked) = version_asked(query.as_deref()) else {
+        return not_found();
+    };
     let Ok(id) = Uuid::parse_str(&id) else {
         return not_found();
     };
     let Some((code, ext)) = file.rsplit_once('.') else {
         return not_found();
     };
-    let Some(format) = Format::from_ext(ext) else {
+    let Some(format) = Format::parse(ext) else {
         return not_found();
     };
     // Only a well-formed crop code reaches the database (PostgreSQL refuses
     // a NUL in text, which would otherwise surface as a 500).
-    if !lightbox_core::render::spec::valid_code(code) {
+    if !valid_code(code) {
         return not_found();
     }
-    let render = match state.served.lookup(id, code).await {
-        Ok(Some(r)) => r,
-        Ok(None) => return not_found(),
-        Err(e) => return super::errors::from_error(e),
+    let Some(render) = state.served.lookup(id, code, asked).await? else {
+        return not_found();
     };
     // Render keys end in the extension of the format they were encoded in.
     if !render.blob_key.ends_with(&format!(".{}", format.ext())) {
         return not_found();
     }
-    let size = render.size_bytes as u64;
+    let size = render.size_bytes;
     let etag = format!("\"{code}.v{}.{size}\"", render.version);
     let mut head = vec![
         (header::CONTENT_TYPE, format.mime().to_owned()),
-        (header::CACHE_CONTROL, CACHE.to_owned()),
+        (
+            header::CACHE_CONTROL,
+            if asked.is_some() {
+                CACHE
+            } else {
+                CACHE_UNVERSIONED
+            }
+            .to_owned(),
+        ),
         (header::ETAG, etag.clone()),
         (header::ACCEPT_RANGES, "bytes".to_owned()),
         (header::X_CONTENT_TYPE_OPTIONS, "nosniff".to_owned()),
@@ -98,7 +117,7 @@ pub async fn serve(
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v == "*" || v.split(',').any(|t| t.trim() == etag));
     if matches {
-        return (StatusCode::NOT_MODIFIED, headers_of(head)).into_response();
+        return Ok((StatusCode::NOT_MODIFIED, headers_of(head)).into_response());
     }
     let (status, range) = match parse_range(headers.get(header::RANGE), size) {
         Ok(None) => (StatusCode::OK, None),
@@ -108,32 +127,30 @@ pub async fn serve(
         }
         Err(Unsatisfiable) => {
             let range = [(header::CONTENT_RANGE, format!("bytes */{size}"))];
-            return (
+            return Ok((
                 StatusCode::RANGE_NOT_SATISFIABLE,
                 headers_of(range.to_vec()),
             )
-                .into_response();
+                .into_response());
         }
     };
     let length = range.as_ref().map_or(size, |r| r.end - r.start);
     head.push((header::CONTENT_LENGTH, length.to_string()));
     if size <= SMALL {
-        return match state.served.small_file(&render.blob_key).await {
-            Ok(bytes) if bytes.len() as u64 == size => {
-                let body = match range {
-                    Some(r) => bytes.slice(r.start as usize..r.end as usize),
-                    None => bytes,
-                };
-                (status, headers_of(head), body).into_response()
-            }
-            Ok(_) => super::errors::from_error(anyhow::anyhow!("render size changed").into()),
-            Err(e) => super::errors::from_error(e),
+        let bytes = state.served.small_file(&render.blob_key, size).await?;
+        if bytes.len() as u64 != size {
+            return Err(
+                lightbox_core::Error::Internal(anyhow::anyhow!("render size changed")).into(),
+            );
+        }
+        let body = match range {
+            Some(r) => bytes.slice(r.start as usize..r.end as usize),
+            None => bytes,
         };
+        return Ok((status, headers_of(head), body).into_response());
     }
-    match state.store.get_stream(&render.blob_key, range).await {
-        Ok(stream) => (status, headers_of(head), Body::from_stream(stream)).into_response(),
-        Err(e) => super::errors::from_error(e),
-    }
+    let stream = state.store.get_stream(&render.blob_key, range).await?;
+    Ok((status, headers_of(head), Body::from_stream(stream)).into_response())
 }
 
 fn headers_of(pairs: Vec<(header::HeaderName, String)>) -> HeaderMap {
@@ -150,6 +167,16 @@ mod tests {
 
     fn r(v: &str, size: u64) -> Result<Option<(u64, u64)>, Unsatisfiable> {
         parse_range(Some(&HeaderValue::from_str(v).unwrap()), size)
+    }
+
+    #[test]
+    fn versions_asked() {
+        use super::version_asked;
+        assert_eq!(version_asked(None), Ok(None));
+        assert_eq!(version_asked(Some("v=3")), Ok(Some(3)));
+        assert_eq!(version_asked(Some("x=1&v=2")), Ok(Some(2)));
+        assert_eq!(version_asked(Some("v=two")), Err(()));
+        assert_eq!(version_asked(Some("v=1&v=2")), Err(()));
     }
 
     #[test]

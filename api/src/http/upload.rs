@@ -2,7 +2,7 @@
 //! or webp, found from its bytes) and an optional `meta` JSON part.
 
 use super::bearer;
-use super::errors::{error, from_error};
+use super::errors::HttpError;
 use crate::state::AppState;
 use axum::extract::multipart::MultipartError;
 use axum::extract::{Multipart, State};
@@ -10,44 +10,40 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use lightbox_core::auth::Via;
-use lightbox_core::images::upload::Rejected;
+use lightbox_core::images::upload::{Rejected, Upload};
 use lightbox_core::images::Meta;
 use lightbox_core::Error;
 
 const META_LIMIT: usize = 64 << 10;
 
-fn invalid(reason: &str) -> Response {
-    error(StatusCode::BAD_REQUEST, &Error::invalid("file", reason))
+fn invalid(reason: &str) -> HttpError {
+    HttpError::with_status(Error::invalid("file", reason), StatusCode::BAD_REQUEST)
 }
 
-fn too_large() -> Response {
+fn too_large() -> HttpError {
     let e = Error::invalid("file", "over the upload maximum");
-    error(StatusCode::PAYLOAD_TOO_LARGE, &e)
+    HttpError::with_status(e, StatusCode::PAYLOAD_TOO_LARGE)
 }
 
-fn broken(e: MultipartError) -> Response {
+fn broken(e: MultipartError) -> HttpError {
     if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
         too_large()
     } else {
-        error(
-            StatusCode::BAD_REQUEST,
-            &Error::invalid("body", e.body_text()),
-        )
+        Error::invalid("body", e.body_text()).into()
     }
 }
 
-fn rejected(r: Rejected) -> Response {
+fn rejected(r: Rejected) -> HttpError {
     match r {
         Rejected::Invalid(reason) => invalid(reason),
         Rejected::TooLarge => too_large(),
-        Rejected::Failed(e) => from_error(e),
+        Rejected::Failed(e) => e.into(),
     }
 }
 
-/// The `meta` part, checked like RPC params (an object, no NUL anywhere).
 fn parse_meta(text: &[u8]) -> Result<Meta, Error> {
     let value = serde_json::from_slice(text).map_err(|e| Error::invalid("meta", e.to_string()))?;
-    crate::rpc::params::decode(value).map_err(|e| match e {
+    crate::params::decode(value).map_err(|e| match e {
         Error::Validation(mut fields) => {
             for f in &mut fields {
                 f.field = format!("meta.{}", f.field);
@@ -58,16 +54,28 @@ fn parse_meta(text: &[u8]) -> Result<Meta, Error> {
     })
 }
 
+/// `POST /api/v1/images`. An error found while the client is still
+/// sending is answered once the rest of the body is drained (bounded), so
+/// the client reads the answer instead of a reset.
 pub async fn upload(
     State(state): State<AppState>,
     headers: HeaderMap,
     mut form: Multipart,
 ) -> Response {
-    let caller = match bearer::resolve(&state, &headers).await {
-        Ok(Some(c)) => c,
-        Ok(None) => return from_error(Error::unauthorized()),
-        Err(e) => return from_error(e),
-    };
+    match receive(&state, &headers, &mut form).await {
+        Ok(response) => response,
+        Err(e) => super::drain::multipart(form, e.into_response()).await,
+    }
+}
+
+async fn receive(
+    state: &AppState,
+    headers: &HeaderMap,
+    form: &mut Multipart,
+) -> Result<Response, HttpError> {
+    let caller = bearer::resolve(state, headers)
+        .await?
+        .ok_or_else(Error::unauthorized)?;
     if matches!(
         caller.via,
         Via::Pat {
@@ -75,71 +83,79 @@ pub async fn upload(
             ..
         }
     ) {
-        return from_error(Error::Forbidden);
+        return Err(Error::Forbidden.into());
     }
-    let images = &state.images;
-    let (id, mut upload) = match images.start_upload(caller.user_id).await {
-        Ok(started) => started,
-        Err(e) => return from_error(e),
+    let Some(_slot) = state.guards.uploads.try_start(caller.user_id) else {
+        let e = Error::RateLimited { retry_after_s: 1 };
+        return Err(e.into());
     };
+    owner_budget(state, caller.user_id, 0)
+        .await
+        .map_err(budget_refusal)?;
+    let images = &state.images;
+    let (id, mut upload) = images.start_upload(caller.user_id).await?;
     let mut meta = Meta::default();
+    let has_file = read_parts(form, &mut upload, &mut meta).await?;
+    if !has_file {
+        return Err(invalid("the file part is missing"));
+    }
+    let accepted = upload.finish().await.map_err(rejected)?;
+    if let Err(e) = owner_budget(state, caller.user_id, accepted.size).await {
+        state.store.delete(&accepted.key).await?;
+        return Err(budget_refusal(e));
+    }
+    let dto = images.ingest(caller.user_id, id, accepted, meta).await?;
+    Ok((StatusCode::CREATED, Json(dto)).into_response())
+}
+
+/// Reads the parts: streams the file, parses `meta`; whether a file came.
+async fn read_parts(
+    form: &mut Multipart,
+    upload: &mut Upload,
+    meta: &mut Meta,
+) -> Result<bool, HttpError> {
     let mut has_file = false;
-    loop {
-        let mut field = match form.next_field().await {
-            Ok(Some(f)) => f,
-            Ok(None) => break,
-            Err(e) => return broken(e),
-        };
+    while let Some(mut field) = form.next_field().await.map_err(broken)? {
         match field.name() {
             Some("file") if !has_file => {
                 has_file = true;
-                loop {
-                    match field.chunk().await {
-                        Ok(Some(chunk)) => {
-                            if let Err(r) = upload.push(&chunk).await {
-                                return rejected(r);
-                            }
-                        }
-                        Ok(None) => break,
-                        Err(e) => return broken(e),
-                    }
+                while let Some(chunk) = field.chunk().await.map_err(broken)? {
+                    upload.push(&chunk).await.map_err(rejected)?;
                 }
             }
             Some("meta") => {
                 let mut text = Vec::new();
-                while let Some(chunk) = match field.chunk().await {
-                    Ok(c) => c,
-                    Err(e) => return broken(e),
-                } {
+                while let Some(chunk) = field.chunk().await.map_err(broken)? {
                     text.extend_from_slice(&chunk);
                     if text.len() > META_LIMIT {
-                        return error(
-                            StatusCode::BAD_REQUEST,
-                            &Error::invalid("meta", "over 64 KiB"),
-                        );
+                        return Err(Error::invalid("meta", "over 64 KiB").into());
                     }
                 }
-                meta = match parse_meta(&text) {
-                    Ok(m) => m,
-                    Err(e) => return error(StatusCode::BAD_REQUEST, &e),
-                };
-                if let Err(e) = meta.validate() {
-                    return from_error(e);
-                }
+                *meta = parse_meta(&text)?;
+                meta.validate()?;
             }
             // Other parts are read and ignored, as browsers send extras.
             _ => while let Ok(Some(_)) = field.chunk().await {},
         }
     }
-    if !has_file {
-        return invalid("the file part is missing");
-    }
-    let accepted = match upload.finish().await {
-        Ok(a) => a,
-        Err(r) => return rejected(r),
-    };
-    match images.ingest(caller.user_id, id, accepted, meta).await {
-        Ok(dto) => (StatusCode::CREATED, Json(dto)).into_response(),
-        Err(e) => from_error(e),
+    Ok(has_file)
+}
+
+async fn owner_budget(state: &AppState, owner: uuid::Uuid, incoming: u64) -> Result<(), Error> {
+    lightbox_core::images::quota::check_upload(
+        state.repo.as_ref(),
+        &state.images.renderer.resources,
+        state.config.limits.storage_per_owner,
+        owner,
+        incoming,
+    )
+    .await
+}
+
+/// Over the storage quota: 413; over the pending cap: 429 with `Retry-After`.
+fn budget_refusal(e: Error) -> HttpError {
+    match e {
+        e @ Error::Validation(_) => HttpError::with_status(e, StatusCode::PAYLOAD_TOO_LARGE),
+        e => e.into(),
     }
 }

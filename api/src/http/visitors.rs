@@ -5,7 +5,8 @@
 //! live is the same bare 404.
 
 use super::downloads::zip_response;
-use super::pages::{csp, not_found};
+use super::errors::{not_found, HttpError};
+use super::pages::csp;
 use crate::state::AppState;
 use axum::extract::{Path, Query, State};
 use axum::http::{header, HeaderValue, StatusCode};
@@ -56,9 +57,8 @@ fn page_headers(state: &AppState, unlisted: bool) -> Vec<(header::HeaderName, St
 async fn page(
     state: AppState,
     address: Option<Address>,
-    base: String,
     after: Option<String>,
-) -> Response {
+) -> Result<Response, HttpError> {
     let Some(address) = address else {
         return not_found();
     };
@@ -70,65 +70,66 @@ async fn page(
                     res.headers_mut().insert(name, v);
                 }
             }
-            res
+            Ok(res)
         }
         Ok(Visit::Redirect(to)) => redirect(StatusCode::MOVED_PERMANENTLY, &to),
         // A cursor photo that is gone: start the folder again.
-        Err(Error::CursorStale | Error::Validation(_)) => redirect(StatusCode::SEE_OTHER, &base),
-        Err(Error::NotFound) => not_found(),
-        Err(e) => super::errors::from_error(e),
+        Err(Error::CursorStale | Error::Validation(_)) => {
+            redirect(StatusCode::SEE_OTHER, &address.path())
+        }
+        Err(e) => Err(HttpError::visitor(e)),
     }
 }
 
 /// Addresses come from the path; one that is no header value is a 404.
-fn redirect(status: StatusCode, to: &str) -> Response {
+fn redirect(status: StatusCode, to: &str) -> Result<Response, HttpError> {
     match HeaderValue::from_str(to) {
-        Ok(v) => (status, [(header::LOCATION, v)]).into_response(),
+        Ok(v) => Ok((status, [(header::LOCATION, v)]).into_response()),
         Err(_) => not_found(),
     }
 }
 
-async fn feed(state: AppState, address: Option<Address>) -> Response {
+async fn feed(state: AppState, address: Option<Address>) -> Result<Response, HttpError> {
     let Some(address) = address else {
         return not_found();
     };
-    match state.sharing.feed(&address).await {
-        Ok(xml) => (
-            [
-                (header::CONTENT_TYPE, "application/atom+xml; charset=utf-8"),
-                (header::CACHE_CONTROL, "no-cache"),
-                (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
-            ],
-            xml,
-        )
-            .into_response(),
-        Err(Error::NotFound) => not_found(),
-        Err(e) => super::errors::from_error(e),
-    }
+    let xml = state
+        .sharing
+        .feed(&address)
+        .await
+        .map_err(HttpError::visitor)?;
+    let headers = [
+        (header::CONTENT_TYPE, "application/atom+xml; charset=utf-8"),
+        (header::CACHE_CONTROL, "no-cache"),
+        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+    ];
+    Ok((headers, xml).into_response())
 }
 
-async fn zip(state: AppState, address: Option<Address>) -> Response {
+async fn zip(state: AppState, address: Option<Address>) -> Result<Response, HttpError> {
     let Some(address) = address else {
         return not_found();
     };
-    let entries = match state.sharing.visitor_archive(&address).await {
-        Ok(e) => e,
-        Err(Error::NotFound) => return not_found(),
-        Err(e) => return super::errors::from_error(e),
-    };
-    zip_response(&state, entries, "photos.zip")
+    let permit = super::downloads::zip_permit(&state, &address.path())?;
+    let entries = state
+        .sharing
+        .visitor_archive(&address)
+        .await
+        .map_err(HttpError::visitor)?;
+    Ok(zip_response(&state, entries, "photos.zip", permit))
 }
+
+type Answer = Result<Response, HttpError>;
 
 pub async fn shared(
     State(state): State<AppState>,
     Path(token): Path<String>,
     Query(q): Query<Paging>,
-) -> Response {
-    let base = format!("/s/{token}");
-    page(state, Some(Address::Token(token)), base, q.after).await
+) -> Answer {
+    page(state, Some(Address::Token(token)), q.after).await
 }
 
-pub async fn shared_zip(State(state): State<AppState>, Path(token): Path<String>) -> Response {
+pub async fn shared_zip(State(state): State<AppState>, Path(token): Path<String>) -> Answer {
     zip(state, Some(Address::Token(token))).await
 }
 
@@ -136,16 +137,15 @@ pub async fn alias(
     State(state): State<AppState>,
     Path(alias): Path<String>,
     Query(q): Query<Paging>,
-) -> Response {
-    let base = format!("/a/{alias}");
-    page(state, Some(Address::Alias(alias)), base, q.after).await
+) -> Answer {
+    page(state, Some(Address::Alias(alias)), q.after).await
 }
 
-pub async fn alias_feed(State(state): State<AppState>, Path(alias): Path<String>) -> Response {
+pub async fn alias_feed(State(state): State<AppState>, Path(alias): Path<String>) -> Answer {
     feed(state, Some(Address::Alias(alias))).await
 }
 
-pub async fn alias_zip(State(state): State<AppState>, Path(alias): Path<String>) -> Response {
+pub async fn alias_zip(State(state): State<AppState>, Path(alias): Path<String>) -> Answer {
     zip(state, Some(Address::Alias(alias))).await
 }
 
@@ -153,16 +153,15 @@ pub async fn album(
     State(state): State<AppState>,
     Path(id): Path<String>,
     Query(q): Query<Paging>,
-) -> Response {
-    let base = format!("/albums/{id}");
-    page(state, by_album(id), base, q.after).await
+) -> Answer {
+    page(state, by_album(id), q.after).await
 }
 
-pub async fn album_feed(State(state): State<AppState>, Path(id): Path<String>) -> Response {
+pub async fn album_feed(State(state): State<AppState>, Path(id): Path<String>) -> Answer {
     feed(state, by_album(id)).await
 }
 
-pub async fn album_zip(State(state): State<AppState>, Path(id): Path<String>) -> Response {
+pub async fn album_zip(State(state): State<AppState>, Path(id): Path<String>) -> Answer {
     zip(state, by_album(id)).await
 }
 

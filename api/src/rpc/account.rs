@@ -1,8 +1,9 @@
 //! `account.*`: the caller's own profile and credentials.
 
-use super::dispatch::Ctx;
-use lightbox_core::accounts::{self, UserDto};
+use super::ctx::Ctx;
+use lightbox_core::accounts;
 use lightbox_core::auth::sessions::TokenPair;
+use lightbox_core::domain::accounts::UserDto;
 use lightbox_core::Result;
 use serde::{Deserialize, Serialize};
 

@@ -1,8 +1,9 @@
 //! `admin.*`: user management and takedowns, for administrators.
 
 use super::account::{Nothing, UserResult};
-use super::dispatch::Ctx;
-use lightbox_core::accounts::{self, UserDto};
+use super::ctx::Ctx;
+use lightbox_core::accounts;
+use lightbox_core::domain::accounts::UserDto;
 use lightbox_core::moderation::{self, ModerationResult};
 use lightbox_core::Result;
 use serde::{Deserialize, Serialize};

@@ -2,13 +2,14 @@
 //! owner lookups and zip downloads. Publication is in `sharing`.
 
 use super::account::Nothing;
-use super::dispatch::Ctx;
-use super::images::LinkResult;
+use super::ctx::Ctx;
 use lightbox_core::albums::{AlbumDto, Items, JobResult};
-use lightbox_core::auth::links::Link;
-use lightbox_core::render::spec::{CropSpec, Format, Mode};
+use lightbox_core::auth::links::SignedLink;
+use lightbox_core::domain::crop::{CropSpec, Format, Mode, DEFAULT_QUALITY};
+use lightbox_core::domain::links::{Link, LinkKind};
+use lightbox_core::images::downloads;
 use lightbox_core::sharing::aliases::{OwnerLookup, OwnerStatus};
-use lightbox_core::{ids, time, Result};
+use lightbox_core::{ids, Result};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -106,7 +107,7 @@ pub async fn crop_set(ctx: Ctx, p: CropSet) -> Result<JobResult> {
         height: p.height,
         mode: p.mode,
         format: p.format,
-        quality: p.quality.unwrap_or(80),
+        quality: p.quality.unwrap_or(DEFAULT_QUALITY),
     };
     let owner = ctx.caller()?.user_id;
     ctx.state.albums.set_crop(owner, album, spec).await
@@ -141,24 +142,17 @@ pub struct DownloadToken {
 
 /// Checks there is something to download now and signs a 5-minute link
 /// for the folder and variant; every request of it checks again.
-pub async fn download_token(ctx: Ctx, p: DownloadToken) -> Result<LinkResult> {
+pub async fn download_token(ctx: Ctx, p: DownloadToken) -> Result<SignedLink> {
     let album = ids::parse("album_id", &p.album_id)?;
     let owner = ctx.caller()?.user_id;
+    let variant = downloads::variant(&p.variant)?;
     ctx.state
         .albums
-        .archive_entries(owner, album, &p.variant)
+        .archive_entries(owner, album, variant)
         .await?;
     let link = Link {
-        kind: "album_download".into(),
-        owner,
-        subject: album,
-        variant: Some(p.variant),
-        crop: None,
-        spec: None,
+        variant: Some(variant),
+        ..Link::new(LinkKind::AlbumDownload, owner, album)
     };
-    let (token, exp) = ctx.state.signer.issue_link(&link, time::now_ms())?;
-    Ok(LinkResult {
-        url: format!("/api/v1/albums/{album}/download?token={token}"),
-        expires_at: time::rfc3339(exp),
-    })
+    ctx.state.signer.sign_link(&link)
 }

@@ -1,9 +1,9 @@
 //! `auth.*`: login, refresh, logout. Public: the credential is in the params.
 
-use super::dispatch::Ctx;
+use super::ctx::Ctx;
 use lightbox_core::auth::sessions::{self, TokenPair};
-use lightbox_core::validate::{char_len_between, Checks};
-use lightbox_core::Result;
+use lightbox_core::domain::checks::{char_len_between, Checks};
+use lightbox_core::{Error, Result};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -30,14 +30,25 @@ pub async fn login(ctx: Ctx, p: Login) -> Result<TokenPair> {
         )
         .finish()?;
     let s = &ctx.state;
-    sessions::login(
+    // In-memory limits first: a flood is refused before any hashing.
+    let email = p.email.trim().to_lowercase();
+    if let Err(wait) = s.guards.login.admit(&email, &ctx.client) {
+        return Err(Error::Throttled {
+            retry_after_s: wait,
+        });
+    }
+    let pair = sessions::login(
         s.repo.as_ref(),
         &s.signer,
         &p.email,
         p.password,
         &ctx.client,
     )
-    .await
+    .await?;
+    s.guards
+        .login
+        .signed_in(&email, &ctx.client, lightbox_core::time::now_ms());
+    Ok(pair)
 }
 
 #[derive(Deserialize)]

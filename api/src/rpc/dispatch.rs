@@ -1,6 +1,7 @@
 //! Running calls: access rules from the method table, the per-call time
 //! cap, panics contained, and at most four calls of a batch at once.
 
+use super::ctx::Ctx;
 use super::envelope::{self, Call, Entry, METHOD_NOT_FOUND};
 use super::methods::{self, Access};
 use crate::state::AppState;
@@ -15,22 +16,6 @@ use std::time::Duration;
 
 pub const CALL_TIMEOUT: Duration = Duration::from_secs(10);
 pub const BATCH_CONCURRENCY: usize = 4;
-
-/// What one handler gets: the state, the caller when the method needs one,
-/// and the client's address.
-#[derive(Clone)]
-pub struct Ctx {
-    pub state: AppState,
-    caller: Option<Caller>,
-    pub client: String,
-}
-
-impl Ctx {
-    /// The authenticated caller; the table guarantees one for non-public methods.
-    pub fn caller(&self) -> Result<&Caller> {
-        self.caller.as_ref().ok_or_else(Error::unauthorized)
-    }
-}
 
 /// Whether `auth` (the request's bearer, resolved once) may call a method.
 pub fn authorize(access: Access, auth: &Result<Option<Caller>>) -> Result<Option<Caller>> {
@@ -99,15 +84,11 @@ async fn call(state: &AppState, auth: &Result<Option<Caller>>, client: &str, c: 
             return Outcome::Done(Err(e));
         }
     };
-    let ctx = Ctx {
-        state: state.clone(),
-        caller,
-        client: client.to_owned(),
-    };
+    let ctx = Ctx::new(state.clone(), caller, client.to_owned());
     let result = capped((method.handler)(ctx, c.params.clone()), CALL_TIMEOUT).await;
     if matches!(method.access, Access::Write | Access::Admin) {
         // Deletions, takedowns and crop changes must reach /i/ at once.
-        lightbox_core::serving::renders_changed();
+        state.changes.changed();
     }
     let code = result.as_ref().err().map(Error::code);
     METRICS.rpc(method.name, code, started.elapsed());

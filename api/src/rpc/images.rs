@@ -1,12 +1,13 @@
 //! `image.*`: the owner's photos.
 
-use super::dispatch::Ctx;
-use lightbox_core::auth::links::Link;
-use lightbox_core::images::downloads::DownloadChoices;
+use super::ctx::Ctx;
+use lightbox_core::auth::links::SignedLink;
+use lightbox_core::domain::crop::{CropSpec, Format, Mode, DEFAULT_QUALITY};
+use lightbox_core::domain::links::{Link, LinkKind};
+use lightbox_core::images::downloads::{self, DownloadChoices};
 use lightbox_core::images::dto::{ImageDto, PublicImage};
 use lightbox_core::images::manage::{Edit, VisibilityGroups};
 use lightbox_core::images::Page;
-use lightbox_core::render::spec::{CropSpec, Format, Mode};
 use lightbox_core::{ids, Result};
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -98,7 +99,7 @@ pub async fn crop_add(ctx: Ctx, p: CropAdd) -> Result<ImageDto> {
         height: p.height,
         mode: p.mode,
         format: p.format,
-        quality: p.quality.unwrap_or(80),
+        quality: p.quality.unwrap_or(DEFAULT_QUALITY),
     };
     ctx.state
         .images
@@ -157,32 +158,13 @@ pub async fn get_public(ctx: Ctx, p: Id) -> Result<PublicImage> {
     ctx.state.images.get_public(id).await
 }
 
-#[derive(serde::Serialize)]
-pub struct LinkResult {
-    pub url: String,
-    pub expires_at: String,
-}
-
-pub async fn archive_token(ctx: Ctx, p: Id) -> Result<LinkResult> {
+pub async fn archive_token(ctx: Ctx, p: Id) -> Result<SignedLink> {
     let id = ids::parse("id", &p.id)?;
     let owner = ctx.caller()?.user_id;
     ctx.state.images.get(owner, id).await?;
-    let link = Link {
-        kind: "archive".into(),
-        owner,
-        subject: id,
-        variant: None,
-        crop: None,
-        spec: None,
-    };
-    let (token, exp) = ctx
-        .state
+    ctx.state
         .signer
-        .issue_link(&link, lightbox_core::time::now_ms())?;
-    Ok(LinkResult {
-        url: format!("/api/v1/images/{id}/archive?token={token}"),
-        expires_at: lightbox_core::time::rfc3339(exp),
-    })
+        .sign_link(&Link::new(LinkKind::Archive, owner, id))
 }
 
 #[derive(Deserialize)]
@@ -196,30 +178,31 @@ pub struct DownloadToken {
 
 /// Checks the download is available now and signs a link for exactly it;
 /// it never starts work.
-pub async fn download_token(ctx: Ctx, p: DownloadToken) -> Result<LinkResult> {
+pub async fn download_token(ctx: Ctx, p: DownloadToken) -> Result<SignedLink> {
     let id = ids::parse("id", &p.id)?;
     let owner = ctx.caller()?.user_id;
+    let variant = match downloads::variant(&p.variant) {
+        Ok(v) => v,
+        Err(bad) => {
+            // Whose image it is is checked before what is asked of it.
+            ctx.state.images.get(owner, id).await?;
+            return Err(bad);
+        }
+    };
     let file = ctx
         .state
         .images
-        .resolve_download(owner, id, &p.variant, p.crop.as_deref(), p.spec)
+        .resolve_download(owner, id, variant, p.crop.as_deref(), p.spec)
         .await?;
     let link = Link {
-        kind: "download".into(),
-        owner,
-        subject: id,
-        variant: Some(p.variant),
+        variant: Some(variant),
         crop: file.crop,
         spec: file.spec,
+        album: Some(file.album_id),
+        membership: Some(file.membership),
+        ..Link::new(LinkKind::Download, owner, id)
     };
-    let (token, exp) = ctx
-        .state
-        .signer
-        .issue_link(&link, lightbox_core::time::now_ms())?;
-    Ok(LinkResult {
-        url: format!("/api/v1/images/{id}/download?token={token}"),
-        expires_at: lightbox_core::time::rfc3339(exp),
-    })
+    ctx.state.signer.sign_link(&link)
 }
 
 #[derive(Deserialize)]

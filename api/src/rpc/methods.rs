@@ -1,7 +1,7 @@
 //! The one table of RPC methods: name, who may call it, handler. Adding a
 //! method is one line here plus its handler in the module of its family.
 
-use super::dispatch::Ctx;
+use super::ctx::Ctx;
 use super::{account, admin, albums, auth, images, sharing, tokens};
 use futures::future::BoxFuture;
 use lightbox_core::Result;
@@ -40,7 +40,7 @@ macro_rules! method {
             access: Access::$access,
             handler: |ctx, params| {
                 Box::pin(async move {
-                    let out = $f(ctx, super::params::decode(params)?).await?;
+                    let out = $f(ctx, crate::params::decode(params)?).await?;
                     Ok(serde_json::to_value(out).map_err(anyhow::Error::from)?)
                 })
             },

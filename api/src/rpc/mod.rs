@@ -6,11 +6,11 @@ pub mod account;
 pub mod admin;
 pub mod albums;
 pub mod auth;
+pub mod ctx;
 pub mod dispatch;
 pub mod envelope;
 pub mod images;
 pub mod methods;
-pub mod params;
 pub mod sharing;
 pub mod tokens;
 
@@ -24,6 +24,7 @@ use axum::routing::post;
 use axum::Router;
 use envelope::{Body as Parsed, Entry, Rejection};
 use futures::StreamExt;
+use lightbox_core::domain::urls::routes;
 use serde_json::{json, Value};
 
 /// The request body limit of `/rpc` and the authentication methods.
@@ -31,8 +32,8 @@ pub const BODY_LIMIT: usize = 1 << 20;
 
 pub fn routes() -> Router<AppState> {
     Router::new()
-        .route("/rpc", post(root))
-        .route("/rpc/{method}", post(named))
+        .route(routes::RPC, post(root))
+        .route(routes::RPC_NAMED, post(named))
 }
 
 async fn root(State(state): State<AppState>, req: Request) -> Response {

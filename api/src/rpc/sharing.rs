@@ -1,9 +1,9 @@
 //! `album.sharing.*`, `album.alias.*`, `album.cover.set` and
 //! `album.preview`: publishing a folder and what its visitors see.
 
-use super::dispatch::Ctx;
+use super::ctx::Ctx;
+use lightbox_core::domain::album::PolicyPatch;
 use lightbox_core::sharing::aliases::CheckResult;
-use lightbox_core::sharing::policy::PolicyPatch;
 use lightbox_core::sharing::visitors::Preview;
 use lightbox_core::sharing::SharingDto;
 use lightbox_core::{ids, Result};

@@ -1,7 +1,7 @@
 //! `token.*`: personal access tokens of the calling user.
 
 use super::account::Nothing;
-use super::dispatch::Ctx;
+use super::ctx::Ctx;
 use lightbox_core::auth::pats::{self, CreatedPat, PatDto};
 use lightbox_core::{ids, Result};
 use serde::{Deserialize, Serialize};

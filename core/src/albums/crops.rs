@@ -3,8 +3,7 @@
 //! it may not reuse a code one of the photos has as a custom crop.
 
 use super::{Albums, JobResult};
-use crate::render::spec::CropSpec;
-use crate::renders::{parse_spec, spec_json};
+use crate::domain::crop::CropSpec;
 use crate::{time, Error, Result};
 use uuid::Uuid;
 
@@ -15,17 +14,25 @@ impl Albums {
         self.owned(owner, album).await?;
         let images = self.repo.album_images(album).await?;
         let ids: Vec<Uuid> = images.iter().map(|i| i.id).collect();
-        for (_, json) in self.repo.custom_crops_of(&ids).await? {
-            if parse_spec(&json)?.code == spec.code {
+        for (_, crop) in self.repo.custom_crops_of(&ids).await? {
+            if crop.code == spec.code {
                 return Err(Error::invalid(
                     "code",
                     "a photo of the folder has a custom crop with this code",
                 ));
             }
         }
-        self.repo
-            .set_album_crop(album, &spec.code, &spec_json(&spec), time::now_ms())
+        // Every rule is one more render of every photo: bounded (4001),
+        // counted and written atomically by the repository.
+        let written = self
+            .repo
+            .set_album_crop(album, &spec, time::now_ms())
             .await?;
+        if !written {
+            return Err(Error::FolderRuleLimit {
+                limit: crate::limits::MAX_FOLDER_RULES,
+            });
+        }
         self.start_job(owner, album, "album.crop.set", &ids).await
     }
 
@@ -43,11 +50,6 @@ impl Albums {
 
     /// The folder's rules, for the owner's view.
     pub async fn crops(&self, album: Uuid) -> Result<Vec<CropSpec>> {
-        self.repo
-            .album_crops(album)
-            .await?
-            .iter()
-            .map(|(_, json)| parse_spec(json))
-            .collect()
+        self.repo.album_crops(album).await
     }
 }

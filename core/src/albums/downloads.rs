@@ -4,9 +4,8 @@
 
 use super::Albums;
 use crate::archive::Entry;
-use crate::db::ImageRow;
-use crate::images::downloads::{FULL, SCREEN};
-use crate::renders::PROCESSING;
+use crate::domain::downloads::{DownloadState, Variant};
+use crate::domain::image::{Image, ImageStatus};
 use crate::sharing::view::zip_entries;
 use crate::sharing::Folder;
 use crate::{Error, Result};
@@ -18,33 +17,33 @@ impl Albums {
         &self,
         owner: Uuid,
         album: Uuid,
-        variant: &str,
+        variant: Variant,
     ) -> Result<Vec<Entry>> {
-        if variant != SCREEN && variant != FULL {
-            return Err(Error::invalid("variant", "must be screen or full"));
-        }
         let row = self.owned(owner, album).await?;
-        if row.taken_down_at.is_some() {
+        if row.takedown.is_active() {
             return Err(Error::DownloadNotReady {
-                state: "unavailable",
+                state: DownloadState::Unavailable,
             });
         }
         let folder = Folder::load(&self.repo, row).await?;
-        let processing = folder.images.iter().any(|i| i.status == PROCESSING);
-        let visible: Vec<&ImageRow> = folder.visible().collect();
+        let processing = folder
+            .images
+            .iter()
+            .any(|i| i.status == ImageStatus::Processing);
+        let visible: Vec<&Image> = folder.visible().collect();
         let renders = match variant {
-            SCREEN => {
+            Variant::Screen => {
                 let ids: Vec<Uuid> = visible.iter().map(|i| i.id).collect();
                 self.repo.renders_of(&ids).await?
             }
-            _ => Vec::new(),
+            Variant::Full => Vec::new(),
         };
-        let entries = zip_entries(&visible, &renders, variant == FULL);
+        let entries = zip_entries(&visible, &renders, variant == Variant::Full);
         if entries.is_empty() {
             let state = if processing {
-                "preparing"
+                DownloadState::Preparing
             } else {
-                "unavailable"
+                DownloadState::Unavailable
             };
             return Err(Error::DownloadNotReady { state });
         }

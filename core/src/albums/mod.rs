@@ -5,15 +5,15 @@
 pub mod crops;
 pub mod downloads;
 
-use crate::db::{AlbumRow, DynRepo};
+use crate::db::DynRepo;
+use crate::domain::album::Album;
+use crate::domain::album::PublishMode;
+use crate::domain::alias::HOLD_MS;
+use crate::domain::checks::{char_len_between, Checks};
 use crate::images::Images;
-use crate::validate::{char_len_between, Checks};
 use crate::{ids, time, Error, Result};
 use serde::Serialize;
 use uuid::Uuid;
-
-/// Released aliases stay reserved against other owners this long.
-pub const ALIAS_HOLD_MS: i64 = 90 * time::DAY_MS;
 
 #[derive(Debug, Serialize)]
 pub struct AlbumDto {
@@ -21,20 +21,20 @@ pub struct AlbumDto {
     pub name: String,
     pub description: String,
     pub is_default: bool,
-    /// The publication mode: `private`, `unlisted` or `public`.
-    pub visibility: String,
+    /// The publication mode.
+    pub visibility: PublishMode,
     pub image_count: i64,
     pub created_at: String,
 }
 
-impl From<&AlbumRow> for AlbumDto {
-    fn from(a: &AlbumRow) -> Self {
+impl From<&Album> for AlbumDto {
+    fn from(a: &Album) -> Self {
         AlbumDto {
             id: a.id,
             name: a.name.clone(),
             description: a.description.clone(),
             is_default: a.is_default,
-            visibility: a.mode.clone(),
+            visibility: a.mode,
             image_count: a.image_count,
             created_at: time::rfc3339(a.created_at),
         }
@@ -75,7 +75,7 @@ fn check_text(name: Option<&str>, description: Option<&str>) -> Result<()> {
 
 impl Albums {
     /// A live folder of the owner, or 2001.
-    pub async fn owned(&self, owner: Uuid, id: Uuid) -> Result<AlbumRow> {
+    pub async fn owned(&self, owner: Uuid, id: Uuid) -> Result<Album> {
         self.repo
             .album(Some(owner), id)
             .await?
@@ -84,22 +84,7 @@ impl Albums {
 
     pub async fn create(&self, owner: Uuid, name: &str, description: &str) -> Result<AlbumDto> {
         check_text(Some(name), Some(description))?;
-        let row = AlbumRow {
-            id: ids::new_id(),
-            owner_id: owner,
-            name: name.to_owned(),
-            description: description.to_owned(),
-            is_default: false,
-            created_at: time::now_ms(),
-            mode: "private".into(),
-            last_published_mode: None,
-            published_at: None,
-            policy: "{}".into(),
-            cover_image_id: None,
-            taken_down_at: None,
-            takedown_reason: None,
-            image_count: 0,
-        };
+        let row = Album::new(ids::new_id(), owner, name, description, time::now_ms());
         self.repo.insert_album(&row).await?;
         Ok(AlbumDto::from(&row))
     }
@@ -143,7 +128,7 @@ impl Albums {
         let default = self.repo.default_album(owner, now).await?;
         let moved = self
             .repo
-            .delete_album(owner, id, default, now, now + ALIAS_HOLD_MS)
+            .delete_album(owner, id, default, now, now + HOLD_MS)
             .await?
             .ok_or(Error::NotFound)?;
         self.start_job(owner, id, "album.delete", &moved).await

@@ -183,19 +183,12 @@ mod tests {
 #[cfg(test)]
 mod link_tests {
     use super::*;
-    use crate::auth::links::Link;
+    use crate::domain::links::{Link, LinkKind};
 
     #[test]
     fn links_are_typed_and_expire() {
         let s = Signer::new(b"0123456789abcdef0123456789abcdef");
-        let link = Link {
-            kind: "archive".into(),
-            owner: Uuid::new_v4(),
-            subject: Uuid::new_v4(),
-            variant: None,
-            crop: None,
-            spec: None,
-        };
+        let link = Link::new(LinkKind::Archive, Uuid::new_v4(), Uuid::new_v4());
         let now = crate::time::now_ms();
         let (t, exp) = s.issue_link(&link, now).unwrap();
         assert_eq!(exp - now, 5 * MINUTE_MS);
@@ -206,5 +199,17 @@ mod link_tests {
         let (access, _) = s.issue(link.owner, link.subject, now).unwrap();
         assert_eq!(s.verify_link(&access), None);
         assert!(s.verify(&t).is_err());
+        // Opened only for its own kind and subject.
+        let subject = link.subject.to_string();
+        assert!(s.open_link(LinkKind::Archive, &subject, Some(&t)).is_ok());
+        let other = Uuid::new_v4().to_string();
+        let code = |r: crate::Result<Link>| r.unwrap_err().code();
+        assert_eq!(code(s.open_link(LinkKind::Archive, &other, Some(&t))), 1001);
+        assert_eq!(
+            code(s.open_link(LinkKind::Download, &subject, Some(&t))),
+            1001
+        );
+        assert_eq!(code(s.open_link(LinkKind::Archive, "x", Some(&t))), 2001);
+        assert_eq!(code(s.open_link(LinkKind::Archive, &subject, None)), 1001);
     }
 }

@@ -1,28 +1,32 @@
-//! Short-lived signed links (archive and download tokens): 5 minutes,
-//! scoped to one owner and one image. Stateless, so any replica can check
-//! them; the handlers recheck ownership and availability on every request.
+//! Short-lived signed links, one module for every kind (`domain::links`):
+//! image archives, image downloads and folder downloads. 5 minutes, scoped
+//! to one owner and one subject. Stateless, so any replica can check them;
+//! the handlers recheck ownership and availability on every request.
 
 use super::jwt::Signer;
-use crate::time::MINUTE_MS;
-use crate::Result;
-use serde::{Deserialize, Serialize};
+use crate::domain::links::{Link, LinkKind};
+use crate::domain::urls;
+use crate::time::{now_ms, rfc3339, MINUTE_MS};
+use crate::{Error, Result};
+use serde::Serialize;
 use uuid::Uuid;
 
 pub const LINK_TTL_MS: i64 = 5 * MINUTE_MS;
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Link {
-    /// `archive` or `download`.
-    pub kind: String,
-    pub owner: Uuid,
-    /// The image, or the folder of an `album_download` link.
-    pub subject: Uuid,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub variant: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub crop: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub spec: Option<i64>,
+/// downloadTokenResult: where to fetch, and until when.
+#[derive(Debug, Serialize)]
+pub struct SignedLink {
+    pub url: String,
+    pub expires_at: String,
+}
+
+/// The path a link of `kind` for `subject` is served at.
+fn url_of(kind: LinkKind, subject: Uuid, token: &str) -> String {
+    match kind {
+        LinkKind::Archive => urls::image_archive(subject, token),
+        LinkKind::Download => urls::image_download(subject, token),
+        LinkKind::AlbumDownload => urls::album_download(subject, token),
+    }
 }
 
 impl Signer {
@@ -32,8 +36,32 @@ impl Signer {
         Ok((self.sign_claims(link, "lbx_link", exp / 1000)?, exp))
     }
 
+    /// Signs `link` now and names the URL that opens it.
+    pub fn sign_link(&self, link: &Link) -> Result<SignedLink> {
+        let (token, exp) = self.issue_link(link, now_ms())?;
+        Ok(SignedLink {
+            url: url_of(link.kind, link.subject, &token),
+            expires_at: rfc3339(exp),
+        })
+    }
+
     /// Any failure (signature, expiry, type) is `None`.
     pub fn verify_link(&self, token: &str) -> Option<Link> {
         self.verify_claims(token, "lbx_link").ok()
+    }
+
+    /// The link a request presents for `kind` at the path's `subject`: 1001
+    /// for no, a bad, an expired or another subject's link; 2001 for a path
+    /// that is no id.
+    pub fn open_link(&self, kind: LinkKind, subject: &str, token: Option<&str>) -> Result<Link> {
+        let link = token
+            .and_then(|t| self.verify_link(t))
+            .filter(|l| l.kind == kind)
+            .ok_or_else(Error::unauthorized)?;
+        let subject = Uuid::parse_str(subject).map_err(|_| Error::NotFound)?;
+        if !link.opens(kind, subject) {
+            return Err(Error::unauthorized());
+        }
+        Ok(link)
     }
 }

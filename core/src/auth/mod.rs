@@ -1,6 +1,7 @@
 //! Who is calling: JWT sessions and personal access tokens, and what each
 //! may do. Sessions, refresh rotation and PAT management live beside it.
 
+pub mod hashing;
 pub mod jwt;
 pub mod links;
 pub mod password;

@@ -1,7 +1,7 @@
-//! Argon2id password hashing, off the async runtime (each hash costs ~19 MiB
+//! Argon2id password hashing, on the hashing threads (each hash costs ~19 MiB
 //! and tens of milliseconds by design).
 
-use crate::{Error, Result};
+use crate::Result;
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::Argon2;
 use rand::RngCore;
@@ -31,15 +31,11 @@ fn verify_blocking(password: &str, stored: &str) -> bool {
 }
 
 pub async fn hash(password: String) -> Result<String> {
-    tokio::task::spawn_blocking(move || hash_blocking(&password))
-        .await
-        .map_err(|e| Error::Internal(e.into()))?
+    super::hashing::run(move || hash_blocking(&password)).await?
 }
 
 pub async fn verify(password: String, stored: String) -> Result<bool> {
-    tokio::task::spawn_blocking(move || verify_blocking(&password, &stored))
-        .await
-        .map_err(|e| Error::Internal(e.into()))
+    super::hashing::run(move || verify_blocking(&password, &stored)).await
 }
 
 /// Spends the same time as a real check, so an unknown email cannot be told
@@ -57,7 +53,7 @@ pub async fn verify_against_nothing(password: String) -> Result<()> {
 }
 
 pub fn valid_length(password: &str) -> bool {
-    crate::validate::char_len_between(password, MIN_LEN, MAX_LEN)
+    crate::domain::checks::char_len_between(password, MIN_LEN, MAX_LEN)
 }
 
 #[cfg(test)]

@@ -2,22 +2,21 @@
 //! optionally expiring, shown once and stored only as a hash.
 
 use super::{now, secrets, Caller, Via};
-use crate::db::{PatRow, Repo};
+use crate::db::Repo;
+use crate::domain::accounts::{normalize_scopes, Pat, Scope};
+use crate::domain::checks::{char_len_between, Checks};
 use crate::time::{rfc3339, DAY_MS};
-use crate::validate::{char_len_between, Checks};
 use crate::{ids, Error, Result};
 use serde::Serialize;
 use uuid::Uuid;
 
-pub const READ: &str = "read";
-pub const WRITE: &str = "write";
 const PREFIX_SHOWN: usize = secrets::PAT_PREFIX.len() + 4;
 
 #[derive(Debug, Serialize)]
 pub struct CreatedPat {
     pub id: Uuid,
     pub name: String,
-    pub scopes: Vec<String>,
+    pub scopes: Vec<Scope>,
     pub token: String,
     pub created_at: String,
     pub expires_at: Option<String>,
@@ -27,47 +26,25 @@ pub struct CreatedPat {
 pub struct PatDto {
     pub id: Uuid,
     pub name: String,
-    pub scopes: Vec<String>,
+    pub scopes: Vec<Scope>,
     pub prefix: String,
     pub created_at: String,
     pub last_used_at: Option<String>,
     pub expires_at: Option<String>,
 }
 
-impl From<&PatRow> for PatDto {
-    fn from(p: &PatRow) -> Self {
+impl From<&Pat> for PatDto {
+    fn from(p: &Pat) -> Self {
         PatDto {
             id: p.id,
             name: p.name.clone(),
-            scopes: split_scopes(&p.scopes),
+            scopes: p.scopes.clone(),
             prefix: p.prefix.clone(),
             created_at: rfc3339(p.created_at),
             last_used_at: p.last_used_at.map(rfc3339),
             expires_at: p.expires_at.map(rfc3339),
         }
     }
-}
-
-fn split_scopes(s: &str) -> Vec<String> {
-    s.split(',')
-        .filter(|x| !x.is_empty())
-        .map(str::to_owned)
-        .collect()
-}
-
-/// Scopes in canonical order, default both.
-fn normalize_scopes(scopes: Option<Vec<String>>) -> Option<Vec<String>> {
-    let scopes = scopes.unwrap_or_else(|| vec![READ.into(), WRITE.into()]);
-    if scopes.is_empty() || scopes.iter().any(|s| s != READ && s != WRITE) {
-        return None;
-    }
-    Some(
-        [READ, WRITE]
-            .into_iter()
-            .filter(|k| scopes.iter().any(|s| s == k))
-            .map(str::to_owned)
-            .collect(),
-    )
 }
 
 pub async fn create(
@@ -98,11 +75,11 @@ pub async fn create(
     let scopes = scopes.unwrap_or_default();
     let token = secrets::random_token(secrets::PAT_PREFIX);
     let t = now();
-    let row = PatRow {
+    let row = Pat {
         id: ids::new_id(),
         user_id,
         name: name.trim().to_owned(),
-        scopes: scopes.join(","),
+        scopes: scopes.clone(),
         token_hash: secrets::hash(&token),
         prefix: token[..PREFIX_SHOWN].to_owned(),
         created_at: t,
@@ -145,7 +122,7 @@ pub(super) async fn authenticate(repo: &dyn Repo, token: &str) -> Result<Caller>
         .pat_by_hash(&presented)
         .await?
         .filter(|p| secrets::ct_eq(&p.token_hash, &presented))
-        .filter(|p| p.revoked_at.is_none() && p.expires_at.is_none_or(|e| e > t))
+        .filter(|p| p.is_live(t))
         .ok_or_else(Error::unauthorized)?;
     let user = repo
         .user_by_id(pat.user_id)
@@ -158,28 +135,7 @@ pub(super) async fn authenticate(repo: &dyn Repo, token: &str) -> Result<Caller>
         is_admin: user.is_admin,
         via: Via::Pat {
             token_id: pat.id,
-            can_write: split_scopes(&pat.scopes).iter().any(|s| s == WRITE),
+            can_write: pat.can_write(),
         },
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::normalize_scopes;
-
-    fn v(s: &[&str]) -> Option<Vec<String>> {
-        Some(s.iter().map(|x| x.to_string()).collect())
-    }
-
-    #[test]
-    fn scopes() {
-        assert_eq!(normalize_scopes(None), v(&["read", "write"]));
-        assert_eq!(
-            normalize_scopes(v(&["write", "read", "write"])),
-            v(&["read", "write"])
-        );
-        assert_eq!(normalize_scopes(v(&["read"])), v(&["read"]));
-        assert_eq!(normalize_scopes(v(&[])), None);
-        assert_eq!(normalize_scopes(v(&["admin"])), None);
-    }
 }

@@ -2,8 +2,8 @@
 //! detection, logout, and the fresh pair handed out after a password change.
 
 use super::{jwt::Signer, now, password, secrets, throttle, Caller};
-use crate::accounts::UserDto;
-use crate::db::{RefreshRow, RefreshUse, Repo, UserRow};
+use crate::db::{RefreshUse, Repo};
+use crate::domain::accounts::{RefreshToken, User, UserDto};
 use crate::time::{rfc3339, DAY_MS};
 use crate::{ids, Error, Result};
 use serde::Serialize;
@@ -32,8 +32,21 @@ pub async fn login(
     let previous = repo.login_failures(&email, client).await?;
     if let Some((failures, last)) = previous {
         if let Some(wait) = throttle::retry_after_s(failures, last, t) {
-            return Err(Error::Unauthorized {
-                retry_after_s: Some(wait),
+            return Err(Error::Throttled {
+                retry_after_s: wait,
+            });
+        }
+    }
+    // The attempt counts as a failure before the password is checked, in
+    // one atomic increment, so parallel guesses cannot all pass the read
+    // above: attempts that slipped in since it count as failures made just
+    // now, and push this one over the limit (a success clears the count).
+    let counted = repo.record_login_failure(&email, client, t).await?;
+    let before = previous.map_or(0, |(failures, _)| failures);
+    if counted - 1 > before {
+        if let Some(wait) = throttle::retry_after_s(counted - 1, t, t) {
+            return Err(Error::Throttled {
+                retry_after_s: wait,
             });
         }
     }
@@ -43,29 +56,26 @@ pub async fn login(
             if found.is_none() {
                 password::verify_against_nothing(String::new()).await?;
             }
-            let failures = repo.record_login_failure(&email, client, t).await?;
             return Err(Error::Unauthorized {
-                retry_after_s: throttle::retry_after_s(failures, t, t),
+                retry_after_s: throttle::retry_after_s(counted, t, t),
             });
         }
     };
-    if previous.is_some() {
-        repo.clear_login_failures(&email, client).await?;
-    }
+    repo.clear_login_failures(&email, client).await?;
     start(repo, signer, &user).await
 }
 
-async fn start(repo: &dyn Repo, signer: &Signer, user: &UserRow) -> Result<TokenPair> {
+async fn start(repo: &dyn Repo, signer: &Signer, user: &User) -> Result<TokenPair> {
     let session_id = ids::new_id();
     let (refresh_token, row) = new_refresh(session_id);
     repo.create_session(user.id, &row).await?;
     pair(signer, user, session_id, refresh_token)
 }
 
-fn new_refresh(session_id: Uuid) -> (String, RefreshRow) {
+fn new_refresh(session_id: Uuid) -> (String, RefreshToken) {
     let token = secrets::random_token(secrets::REFRESH_PREFIX);
     let t = now();
-    let row = RefreshRow {
+    let row = RefreshToken {
         token_hash: secrets::hash(&token),
         session_id,
         created_at: t,
@@ -74,12 +84,7 @@ fn new_refresh(session_id: Uuid) -> (String, RefreshRow) {
     (token, row)
 }
 
-fn pair(
-    signer: &Signer,
-    user: &UserRow,
-    session: Uuid,
-    refresh_token: String,
-) -> Result<TokenPair> {
+fn pair(signer: &Signer, user: &User, session: Uuid, refresh_token: String) -> Result<TokenPair> {
     let (access_token, exp) = signer.issue(user.id, session, now())?;
     Ok(TokenPair {
         access_token,
@@ -126,7 +131,7 @@ pub async fn keep_only(
     repo: &dyn Repo,
     signer: &Signer,
     caller: &Caller,
-    user: &UserRow,
+    user: &User,
 ) -> Result<TokenPair> {
     let session_id = caller.session_id().ok_or(Error::Forbidden)?;
     repo.revoke_sessions_except(user.id, session_id, now())

@@ -1,58 +1,22 @@
-//! Rows and repository roles for folders: the folders themselves, their
+//! Repository roles for folders: the folders themselves, their
 //! crop rules and order, and their publication (links, aliases, takedowns).
 
-use super::ImageRow;
+use crate::domain::album::Album;
+use crate::domain::album::{Policy, PublishMode};
+use crate::domain::alias::Alias;
+use crate::domain::crop::CropSpec;
+use crate::domain::image::Image;
+use crate::domain::sharing::ShareLink;
 use crate::Result;
 use async_trait::async_trait;
 use uuid::Uuid;
-
-#[derive(Debug, Clone)]
-pub struct AlbumRow {
-    pub id: Uuid,
-    pub owner_id: Uuid,
-    pub name: String,
-    pub description: String,
-    pub is_default: bool,
-    pub created_at: i64,
-    /// `private`, `unlisted` or `public`.
-    pub mode: String,
-    pub last_published_mode: Option<String>,
-    pub published_at: Option<i64>,
-    /// JSON of `sharing::Policy`.
-    pub policy: String,
-    pub cover_image_id: Option<Uuid>,
-    pub taken_down_at: Option<i64>,
-    pub takedown_reason: Option<String>,
-    /// Filled by reads; ignored on insert.
-    pub image_count: i64,
-}
-
-#[derive(Debug, Clone)]
-pub struct LinkRow {
-    pub token_hash: String,
-    pub album_id: Uuid,
-    pub nonce: String,
-    pub created_at: i64,
-    pub retired_at: Option<i64>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AliasRow {
-    pub alias: String,
-    pub owner_id: Uuid,
-    pub album_id: Uuid,
-    /// `current`, `previous`, `expired` or `released`.
-    pub state: String,
-    pub created_at: i64,
-    pub expires_at: Option<i64>,
-}
 
 /// What happens to a folder's bearer link in a publication change.
 #[derive(Debug, Clone)]
 pub enum LinkChange {
     Keep,
     /// Retire every link of the folder and make this one live.
-    Replace(LinkRow),
+    Replace(ShareLink),
     /// Retire every link of the folder.
     Retire,
 }
@@ -74,8 +38,8 @@ pub enum AliasChange {
 pub struct Publication {
     pub album_id: Uuid,
     pub owner_id: Uuid,
-    pub mode: String,
-    pub last_published_mode: Option<String>,
+    pub mode: PublishMode,
+    pub last_published_mode: Option<PublishMode>,
     pub published_at: Option<i64>,
     pub link: LinkChange,
     pub aliases: AliasChange,
@@ -93,6 +57,8 @@ pub enum Published {
     AliasTaken,
     /// The owner's aliases would pass the limit.
     OverQuota,
+    /// The owner's reserved names (`domain::alias::reservation_cap`) are full.
+    OverReservations,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -103,11 +69,11 @@ pub enum Moderated {
 
 #[async_trait]
 pub trait AlbumRepo {
-    async fn insert_album(&self, album: &AlbumRow) -> Result<()>;
+    async fn insert_album(&self, album: &Album) -> Result<()>;
     /// A live (not deleted) folder, scoped to `owner` when given.
-    async fn album(&self, owner: Option<Uuid>, id: Uuid) -> Result<Option<AlbumRow>>;
+    async fn album(&self, owner: Option<Uuid>, id: Uuid) -> Result<Option<Album>>;
     /// The owner's live folders, default first, then oldest first.
-    async fn albums_of(&self, owner: Uuid) -> Result<Vec<AlbumRow>>;
+    async fn albums_of(&self, owner: Uuid) -> Result<Vec<Album>>;
     /// False when the owner has no such live, non-default folder.
     async fn update_album(
         &self,
@@ -129,12 +95,15 @@ pub trait AlbumRepo {
         hold_until: i64,
     ) -> Result<Option<Vec<Uuid>>>;
     /// Every photo of the folder.
-    async fn album_images(&self, album: Uuid) -> Result<Vec<ImageRow>>;
+    async fn album_images(&self, album: Uuid) -> Result<Vec<Image>>;
     /// Sets the manual order: `ids` get positions 0, 1, … in one transaction.
     async fn set_positions(&self, album: Uuid, ids: &[Uuid]) -> Result<()>;
-    /// (code, spec JSON) of the folder's crop rules.
-    async fn album_crops(&self, album: Uuid) -> Result<Vec<(String, String)>>;
-    async fn set_album_crop(&self, album: Uuid, code: &str, spec: &str, now: i64) -> Result<()>;
+    /// The folder's crop rules.
+    async fn album_crops(&self, album: Uuid) -> Result<Vec<CropSpec>>;
+    /// Upserts a rule; false (and nothing written) when it is a new code
+    /// and the folder already has `limits::MAX_FOLDER_RULES` rules. Racing
+    /// calls never pass the limit together.
+    async fn set_album_crop(&self, album: Uuid, spec: &CropSpec, now: i64) -> Result<bool>;
     async fn delete_album_crop(&self, album: Uuid, code: &str) -> Result<bool>;
     /// Records a re-render job; returns its id.
     async fn insert_job(
@@ -145,7 +114,7 @@ pub trait AlbumRepo {
         images: i64,
         now: i64,
     ) -> Result<i64>;
-    async fn set_policy(&self, album: Uuid, policy: &str) -> Result<()>;
+    async fn set_policy(&self, album: Uuid, policy: &Policy) -> Result<()>;
     async fn set_cover(&self, album: Uuid, image: Option<Uuid>) -> Result<()>;
 }
 
@@ -153,10 +122,10 @@ pub trait AlbumRepo {
 pub trait SharingRepo {
     async fn publish(&self, change: &Publication) -> Result<Published>;
     /// The folder's link that has not been retired (live or dormant).
-    async fn link_of(&self, album: Uuid) -> Result<Option<LinkRow>>;
-    async fn link_by_hash(&self, token_hash: &str) -> Result<Option<LinkRow>>;
-    async fn aliases_of(&self, album: Uuid) -> Result<Vec<AliasRow>>;
-    async fn alias(&self, alias: &str) -> Result<Option<AliasRow>>;
+    async fn link_of(&self, album: Uuid) -> Result<Option<ShareLink>>;
+    async fn link_by_hash(&self, token_hash: &str) -> Result<Option<ShareLink>>;
+    async fn aliases_of(&self, album: Uuid) -> Result<Vec<Alias>>;
+    async fn alias(&self, alias: &str) -> Result<Option<Alias>>;
     /// How many `current` and `previous` aliases the owner holds.
     async fn aliases_used(&self, owner: Uuid) -> Result<i64>;
     /// Releases one of the folder's aliases (held until `hold_until`); a

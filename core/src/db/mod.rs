@@ -7,22 +7,26 @@
 //! own migrations folder for the places where the schemas may differ.
 
 pub mod albums;
+pub mod budget;
 pub mod images;
 pub mod outbox;
+pub mod renders;
 pub mod resources;
 mod sql;
 
+use crate::domain::accounts::{Pat, RefreshToken, User};
 use crate::Result;
 use async_trait::async_trait;
 use std::sync::Arc;
 use uuid::Uuid;
 
 pub use albums::{
-    AlbumRepo, AlbumRow, AliasChange, AliasRow, LinkChange, LinkRow, Moderated, Publication,
-    Published, SharingRepo,
+    AlbumRepo, AliasChange, LinkChange, Moderated, Publication, Published, SharingRepo,
 };
-pub use images::{CropAdd, ImageChange, ImageRepo, ImageRow, RenderRow, ServedRender, SpecSource};
+pub use budget::BudgetRepo;
+pub use images::{ImageChange, ImageRepo};
 pub use outbox::{OutboxRepo, OutboxRow};
+pub use renders::{CropAdd, RenderRepo};
 pub use resources::ResourceRepo;
 pub use sql::SqlRepo;
 
@@ -31,38 +35,6 @@ pub use sql::SqlRepo;
 pub enum Write {
     Done,
     Conflict,
-}
-
-#[derive(Debug, Clone)]
-pub struct UserRow {
-    pub id: Uuid,
-    pub email: String,
-    pub password_hash: String,
-    pub is_admin: bool,
-    pub created_at: i64,
-}
-
-#[derive(Debug, Clone)]
-pub struct PatRow {
-    pub id: Uuid,
-    pub user_id: Uuid,
-    pub name: String,
-    /// Comma-separated scope names.
-    pub scopes: String,
-    pub token_hash: String,
-    pub prefix: String,
-    pub created_at: i64,
-    pub last_used_at: Option<i64>,
-    pub expires_at: Option<i64>,
-    pub revoked_at: Option<i64>,
-}
-
-#[derive(Debug, Clone)]
-pub struct RefreshRow {
-    pub token_hash: String,
-    pub session_id: Uuid,
-    pub created_at: i64,
-    pub expires_at: i64,
 }
 
 /// What presenting a refresh token did.
@@ -78,10 +50,10 @@ pub enum RefreshUse {
 
 #[async_trait]
 pub trait UserRepo {
-    async fn insert_user(&self, user: &UserRow) -> Result<Write>;
-    async fn user_by_id(&self, id: Uuid) -> Result<Option<UserRow>>;
-    async fn user_by_email(&self, email: &str) -> Result<Option<UserRow>>;
-    async fn list_users(&self) -> Result<Vec<UserRow>>;
+    async fn insert_user(&self, user: &User) -> Result<Write>;
+    async fn user_by_id(&self, id: Uuid) -> Result<Option<User>>;
+    async fn user_by_email(&self, email: &str) -> Result<Option<User>>;
+    async fn list_users(&self) -> Result<Vec<User>>;
     async fn set_email(&self, id: Uuid, email: &str) -> Result<Write>;
     async fn set_password_hash(&self, id: Uuid, hash: &str) -> Result<()>;
 }
@@ -89,12 +61,12 @@ pub trait UserRepo {
 #[async_trait]
 pub trait SessionRepo {
     /// Starts a session with its first refresh token.
-    async fn create_session(&self, user_id: Uuid, first: &RefreshRow) -> Result<()>;
+    async fn create_session(&self, user_id: Uuid, first: &RefreshToken) -> Result<()>;
     /// The user of a session that has not been revoked.
-    async fn session_user(&self, session_id: Uuid) -> Result<Option<UserRow>>;
+    async fn session_user(&self, session_id: Uuid) -> Result<Option<User>>;
     /// Spends a refresh token exactly once, even under concurrent calls.
     async fn spend_refresh(&self, token_hash: &str, now: i64) -> Result<RefreshUse>;
-    async fn add_refresh(&self, row: &RefreshRow) -> Result<()>;
+    async fn add_refresh(&self, row: &RefreshToken) -> Result<()>;
     /// Ends the session the token belongs to; false when the token is unknown.
     async fn revoke_session_of(&self, token_hash: &str, now: i64) -> Result<bool>;
     async fn revoke_session(&self, session_id: Uuid, now: i64) -> Result<()>;
@@ -104,9 +76,9 @@ pub trait SessionRepo {
 
 #[async_trait]
 pub trait PatRepo {
-    async fn insert_pat(&self, pat: &PatRow) -> Result<()>;
-    async fn pats_of(&self, user_id: Uuid) -> Result<Vec<PatRow>>;
-    async fn pat_by_hash(&self, token_hash: &str) -> Result<Option<PatRow>>;
+    async fn insert_pat(&self, pat: &Pat) -> Result<()>;
+    async fn pats_of(&self, user_id: Uuid) -> Result<Vec<Pat>>;
+    async fn pat_by_hash(&self, token_hash: &str) -> Result<Option<Pat>>;
     /// False when the user has no such live token.
     async fn revoke_pat(&self, user_id: Uuid, id: Uuid, now: i64) -> Result<bool>;
     /// Records use, at most once a minute per token.
@@ -129,10 +101,12 @@ pub trait Repo:
     + PatRepo
     + ThrottleRepo
     + ImageRepo
+    + RenderRepo
     + AlbumRepo
     + SharingRepo
     + OutboxRepo
     + ResourceRepo
+    + BudgetRepo
     + Send
     + Sync
 {

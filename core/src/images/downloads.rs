@@ -1,29 +1,32 @@
 //! Owner downloads of one photo: the `full` original or an exact `screen`
 //! render (`crop` + `spec`, the render's version). One resolver decides for
-//! the status method, the token method and every request of the link.
+//! the status method, the token method and every request of the link; the
+//! rules themselves are `domain::downloads`.
 
 use super::Images;
-use crate::db::{ImageRow, RenderRow};
-use crate::render::spec::Format;
-use crate::renders::{parse_spec, FAILED, READY};
+use crate::domain::availability::{full_state, screen_state};
+use crate::domain::downloads::{DownloadState, Variant, DEFAULT_SCREEN_CROP};
+use crate::domain::image::Image;
+use crate::domain::render::Render;
 use crate::{Error, Result};
 use serde::Serialize;
 use uuid::Uuid;
-
-pub const SCREEN: &str = "screen";
-pub const FULL: &str = "full";
-/// The screen render chosen when no `crop` is given.
-pub const DEFAULT_SCREEN_CROP: &str = "large";
 
 /// A file ready to send.
 #[derive(Debug, Clone, Serialize)]
 pub struct Resolved {
     #[serde(skip)]
     pub key: String,
+    /// The folder the photo is in now and the generation of that
+    /// membership; a link is scoped to both.
+    #[serde(skip)]
+    pub album_id: Uuid,
+    #[serde(skip)]
+    pub membership: i64,
     #[serde(skip)]
     pub mime: &'static str,
     pub filename: String,
-    pub format: String,
+    pub format: &'static str,
     pub width: u32,
     pub height: u32,
     pub size_bytes: u64,
@@ -35,8 +38,8 @@ pub struct Resolved {
 
 #[derive(Debug, Serialize)]
 pub struct Choice {
-    pub variant: &'static str,
-    pub state: &'static str,
+    pub variant: Variant,
+    pub state: DownloadState,
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub file: Option<Resolved>,
 }
@@ -47,66 +50,61 @@ pub struct DownloadChoices {
     pub variants: Vec<Choice>,
 }
 
-fn full(image: &ImageRow) -> Result<Resolved> {
-    if image.status == FAILED {
-        return Err(Error::DownloadNotReady {
-            state: "unavailable",
-        });
+fn not_ready(state: DownloadState) -> Error {
+    Error::DownloadNotReady { state }
+}
+
+fn full(image: &Image) -> Result<Resolved> {
+    match full_state(image) {
+        DownloadState::Ready => {}
+        state => return Err(not_ready(state)),
     }
-    let format = Format::from_ext(&image.format).unwrap_or_default();
     Ok(Resolved {
         key: image.original_key.clone(),
-        mime: format.mime(),
-        filename: format!("image-{}.{}", image.id, image.format),
-        format: image.format.clone(),
-        width: image.width as u32,
-        height: image.height as u32,
-        size_bytes: image.size_bytes as u64,
+        album_id: image.album_id,
+        membership: image.membership,
+        mime: image.format.mime(),
+        filename: format!("image-{}.{}", image.id, image.format.ext()),
+        format: image.format.ext(),
+        width: image.width,
+        height: image.height,
+        size_bytes: image.size_bytes,
         crop: None,
         spec: None,
     })
 }
 
-fn screen(
-    image: &ImageRow,
-    renders: &[RenderRow],
-    crop: &str,
-    spec: Option<i64>,
-) -> Result<Resolved> {
-    let row = renders
+fn screen(image: &Image, renders: &[Render], crop: &str, spec: Option<i64>) -> Result<Resolved> {
+    let render = renders
         .iter()
         .find(|r| r.code == crop)
         .ok_or_else(|| Error::invalid("crop", "no such render"))?;
-    if spec.is_some_and(|s| s != row.version) {
-        return Err(Error::DownloadNotReady { state: "stale" });
-    }
-    let (Some(key), true) = (&row.blob_key, row.produced_version == Some(row.version)) else {
-        let state = if image.status == FAILED {
-            "unavailable"
-        } else {
-            "preparing"
-        };
-        return Err(Error::DownloadNotReady { state });
+    let produced = match (screen_state(image, render, spec), render.current()) {
+        (DownloadState::Ready, Some(p)) => p,
+        (DownloadState::Ready, None) => return Err(not_ready(DownloadState::Preparing)),
+        (state, _) => return Err(not_ready(state)),
     };
-    let format = parse_spec(&row.spec)?.format;
+    let format = render.spec.format;
     Ok(Resolved {
-        key: key.clone(),
+        key: produced.blob_key.clone(),
+        album_id: image.album_id,
+        membership: image.membership,
         mime: format.mime(),
         filename: format!("image-{}-{crop}.{}", image.id, format.ext()),
-        format: format.ext().into(),
-        width: row.width.unwrap_or(0) as u32,
-        height: row.height.unwrap_or(0) as u32,
-        size_bytes: row.size_bytes.unwrap_or(0) as u64,
+        format: format.ext(),
+        width: produced.width,
+        height: produced.height,
+        size_bytes: produced.size_bytes,
         crop: Some(crop.to_owned()),
-        spec: Some(row.version),
+        spec: Some(render.version),
     })
 }
 
-fn choice(variant: &'static str, r: Result<Resolved>) -> Result<Choice> {
+fn choice(variant: Variant, r: Result<Resolved>) -> Result<Choice> {
     match r {
         Ok(file) => Ok(Choice {
             variant,
-            state: READY,
+            state: DownloadState::Ready,
             file: Some(file),
         }),
         Err(Error::DownloadNotReady { state }) => Ok(Choice {
@@ -118,35 +116,40 @@ fn choice(variant: &'static str, r: Result<Resolved>) -> Result<Choice> {
     }
 }
 
+/// The variant a client names, or 2002.
+pub fn variant(raw: &str) -> Result<Variant> {
+    Variant::parse(raw).ok_or_else(|| Error::invalid("variant", "must be screen or full"))
+}
+
 impl Images {
+    async fn owned(&self, owner: Uuid, id: Uuid) -> Result<Image> {
+        self.repo
+            .image(Some(owner), id)
+            .await?
+            .ok_or(Error::NotFound)
+    }
+
     /// The file a download of `variant` means right now, or why there is none.
     pub async fn resolve_download(
         &self,
         owner: Uuid,
         id: Uuid,
-        variant: &str,
+        variant: Variant,
         crop: Option<&str>,
         spec: Option<i64>,
     ) -> Result<Resolved> {
-        let image = self
-            .repo
-            .image(Some(owner), id)
-            .await?
-            .ok_or(Error::NotFound)?;
-        if image.taken_down_at.is_some() {
-            return Err(Error::DownloadNotReady {
-                state: "unavailable",
-            });
+        let image = self.owned(owner, id).await?;
+        if image.takedown.is_active() {
+            return Err(not_ready(DownloadState::Unavailable));
         }
         match variant {
-            FULL => full(&image),
-            SCREEN => screen(
+            Variant::Full => full(&image),
+            Variant::Screen => screen(
                 &image,
                 &self.repo.renders(id).await?,
                 crop.unwrap_or(DEFAULT_SCREEN_CROP),
                 spec,
             ),
-            _ => Err(Error::invalid("variant", "must be screen or full")),
         }
     }
 
@@ -158,19 +161,23 @@ impl Images {
         crop: Option<&str>,
         spec: Option<i64>,
     ) -> Result<DownloadChoices> {
-        let image = self
-            .repo
-            .image(Some(owner), id)
-            .await?
-            .ok_or(Error::NotFound)?;
+        let image = self.owned(owner, id).await?;
         let renders = self.repo.renders(id).await?;
         let screen = screen(&image, &renders, crop.unwrap_or(DEFAULT_SCREEN_CROP), spec);
-        if let Err(e @ Error::DownloadNotReady { state: "stale" }) = screen {
+        if let Err(
+            e @ Error::DownloadNotReady {
+                state: DownloadState::Stale,
+            },
+        ) = screen
+        {
             return Err(e);
         }
         Ok(DownloadChoices {
             enabled: true,
-            variants: vec![choice(SCREEN, screen)?, choice(FULL, full(&image))?],
+            variants: vec![
+                choice(Variant::Screen, screen)?,
+                choice(Variant::Full, full(&image))?,
+            ],
         })
     }
 }

@@ -1,17 +1,18 @@
 //! Changing, cropping, sharing and deleting an owner's image.
 
-use super::dto::{public_image, ExifVisibility, ImageDto, PublicImage};
+use super::dto::{public_image, ImageDto, PublicImage};
 use super::Images;
+use crate::archive::Entry;
 use crate::db::{CropAdd, ImageChange};
-use crate::render::spec::CropSpec;
-use crate::renders::spec_json;
-use crate::sharing::state_of;
-use crate::validate::{char_len_between, Checks};
+use crate::domain::availability::archive_state;
+use crate::domain::checks::{char_len_between, Checks};
+use crate::domain::crop::{custom_code_clash, CropSpec, MAX_CUSTOM_CROPS};
+use crate::domain::downloads::DownloadState;
+use crate::domain::image::Visibility;
+use crate::domain::sharing::reach_by_id;
 use crate::{time, Error, Result};
 use serde::Deserialize;
 use uuid::Uuid;
-
-pub const MAX_CUSTOM_CROPS: i64 = 5;
 
 /// `image.exif.setVisibility` groups: an omitted group stays as it is.
 #[derive(Debug, Default, Deserialize)]
@@ -83,6 +84,7 @@ impl Images {
             .delete_image(owner, id)
             .await?
             .ok_or(Error::NotFound)?;
+        self.renderer.changes.changed();
         for key in keys {
             if let Err(e) = self.store.delete(&key).await {
                 tracing::warn!(%id, key, error = %e, "blob of a deleted image left behind");
@@ -94,8 +96,8 @@ impl Images {
     pub async fn add_crop(&self, owner: Uuid, id: Uuid, spec: CropSpec) -> Result<ImageDto> {
         spec.validate()?;
         let presets = self.renderer.resources.presets().await?;
-        if presets.iter().any(|p| p.code == spec.code) {
-            return Err(Error::invalid("code", "is the code of a preset"));
+        if let Some(clash) = custom_code_clash(&spec.code, &presets, &[]) {
+            return Err(Error::invalid("code", clash));
         }
         let image = self
             .repo
@@ -103,18 +105,12 @@ impl Images {
             .await?
             .ok_or(Error::NotFound)?;
         let rules = self.repo.album_crops(image.album_id).await?;
-        if rules.iter().any(|(code, _)| *code == spec.code) {
-            return Err(Error::invalid("code", "is the code of a folder crop rule"));
+        if let Some(clash) = custom_code_clash(&spec.code, &[], &rules) {
+            return Err(Error::invalid("code", clash));
         }
         match self
             .repo
-            .add_custom_crop(
-                id,
-                &spec.code,
-                &spec_json(&spec),
-                MAX_CUSTOM_CROPS,
-                time::now_ms(),
-            )
+            .add_custom_crop(id, &spec, MAX_CUSTOM_CROPS, time::now_ms())
             .await?
         {
             CropAdd::Added => {}
@@ -141,6 +137,7 @@ impl Images {
             .await?
             .ok_or(Error::NotFound)?;
         if let Some(key) = key {
+            self.renderer.changes.changed();
             self.store.delete(&key).await?;
         }
         self.get(owner, id).await
@@ -152,14 +149,13 @@ impl Images {
         id: Uuid,
         visibility: &str,
     ) -> Result<ImageDto> {
-        if visibility != "public" && visibility != "private" {
-            return Err(Error::invalid("visibility", "must be public or private"));
-        }
+        let visibility = Visibility::parse(visibility)
+            .ok_or_else(|| Error::invalid("visibility", "must be public or private"))?;
         self.change(
             owner,
             id,
             ImageChange {
-                visibility: Some(visibility.into()),
+                visibility: Some(visibility),
                 ..Default::default()
             },
         )
@@ -177,18 +173,16 @@ impl Images {
             .image(Some(owner), id)
             .await?
             .ok_or(Error::NotFound)?;
-        let mut v: ExifVisibility =
-            serde_json::from_str(&image.exif_visibility).unwrap_or_default();
+        let mut v = image.exif_visibility;
         v.gps = g.gps.unwrap_or(v.gps);
         v.camera = g.camera.unwrap_or(v.camera);
         v.datetime = g.datetime.unwrap_or(v.datetime);
         v.settings = g.settings.unwrap_or(v.settings);
-        let json = serde_json::to_string(&v).map_err(anyhow::Error::from)?;
         self.change(
             owner,
             id,
             ImageChange {
-                exif_visibility: Some(json),
+                exif_visibility: Some(v),
                 ..Default::default()
             },
         )
@@ -200,53 +194,36 @@ impl Images {
     /// anything else is 2001, revealing nothing about whether it exists.
     pub async fn get_public(&self, id: Uuid) -> Result<PublicImage> {
         let image = self.repo.image(None, id).await?.ok_or(Error::NotFound)?;
-        if image.taken_down_at.is_some() {
-            return Err(Error::NotFound);
-        }
-        let renders = self.repo.renders(id).await?;
-        if image.visibility.as_deref() == Some("public") {
-            return public_image(&image, &renders, &self.image_host);
-        }
         let album = self.repo.album(None, image.album_id).await?;
-        let live = album.filter(|a| state_of(a, self.server_publishing) == "live");
-        let album = live.ok_or(Error::NotFound)?;
-        if super::dto::eligibility(&image) != "visible" {
-            return Err(Error::NotFound);
-        }
-        let policy = crate::sharing::policy::Policy::parse(&album.policy);
-        let mut public = public_image(&image, &renders, &self.image_host)?;
-        public.exif = crate::sharing::view::folder_exif(&image, &policy);
-        Ok(public)
+        let allowed = reach_by_id(&image, album.as_ref(), self.server_publishing);
+        let allowed = allowed.ok_or(Error::NotFound)?;
+        let renders = self.repo.renders(id).await?;
+        Ok(public_image(&image, &renders, allowed, &self.image_host))
     }
 }
 
 impl Images {
     /// The entries of an image's archive: the original and every produced
     /// render. Names say what each file is, never the uploaded file name.
-    pub async fn archive_entries(
-        &self,
-        owner: Uuid,
-        id: Uuid,
-    ) -> Result<Vec<crate::archive::Entry>> {
-        use crate::archive::Entry;
+    pub async fn archive_entries(&self, owner: Uuid, id: Uuid) -> Result<Vec<Entry>> {
         let image = self
             .repo
             .image(Some(owner), id)
             .await?
             .ok_or(Error::NotFound)?;
-        if image.status != crate::renders::READY {
-            return Err(Error::DownloadNotReady { state: "preparing" });
+        let state = archive_state(&image);
+        if state != DownloadState::Ready {
+            return Err(Error::DownloadNotReady { state });
         }
         let mut entries = vec![Entry {
-            name: format!("original.{}", image.format),
+            name: format!("original.{}", image.format.ext()),
             key: image.original_key.clone(),
         }];
         for r in self.repo.renders(id).await? {
-            if let (Some(key), true) = (r.blob_key, r.produced_version == Some(r.version)) {
-                let ext = key.rsplit('.').next().unwrap_or("bin").to_owned();
+            if let Some(p) = r.current() {
                 entries.push(Entry {
-                    name: format!("{}.{ext}", r.code),
-                    key,
+                    name: format!("{}.{}", r.code, r.spec.format.ext()),
+                    key: p.blob_key.clone(),
                 });
             }
         }

@@ -5,14 +5,18 @@ pub mod cursor;
 pub mod downloads;
 pub mod dto;
 pub mod manage;
+pub mod quota;
 pub mod upload;
 
-use crate::db::{DynRepo, ImageRow};
-use crate::renders::{Renderer, PROCESSING};
+use crate::db::DynRepo;
+use crate::domain::checks::{char_len_between, Checks};
+use crate::domain::exif::ExifVisibility;
+use crate::domain::image::{Image, ImageStatus};
+use crate::domain::moderation::Takedown;
+use crate::renders::Renderer;
 use crate::store::BlobStore;
-use crate::validate::{char_len_between, Checks};
 use crate::{ids, time, Error, Result};
-use dto::{image_dto, ExifVisibility, ImageDto};
+use dto::{image_dto, ImageDto};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use tokio::sync::Notify;
@@ -102,34 +106,33 @@ impl Images {
             .as_deref()
             .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok());
         let taken_at = taken_at.map(|t| t.timestamp_millis());
-        let image = ImageRow {
+        let image = Image {
             id,
             owner_id: owner,
             album_id: self.repo.default_album(owner, now).await?,
             title: meta.title,
             description: meta.description,
-            status: PROCESSING.into(),
-            format: a.format.ext().into(),
-            width: a.width as i64,
-            height: a.height as i64,
-            size_bytes: a.size as i64,
+            status: ImageStatus::Processing,
+            format: a.format,
+            width: a.width,
+            height: a.height,
+            size_bytes: a.size,
             original_key: a.key.clone(),
-            exif: serde_json::to_string(&a.exif).map_err(anyhow::Error::from)?,
-            exif_visibility: serde_json::to_string(&ExifVisibility::default())
-                .map_err(anyhow::Error::from)?,
+            exif: a.exif.clone(),
+            exif_visibility: ExifVisibility::default(),
             visibility: None,
             taken_at,
             sort_at: taken_at.unwrap_or(now),
             created_at: now,
             position: None,
-            taken_down_at: None,
-            takedown_reason: None,
+            membership: 0,
+            takedown: Takedown::default(),
         };
-        let renders = self.renderer.initial_rows(&image).await?;
+        let renders = self.renderer.initial_renders(&image).await?;
         self.repo.insert_image(&image, &renders).await?;
         self.outbox.notify_one();
         crate::metrics::METRICS.upload_bytes.inc_by(a.size);
-        image_dto(&image, &renders, Vec::new(), &self.image_host)
+        Ok(image_dto(&image, &renders, Vec::new(), &self.image_host))
     }
 
     /// Records render work in the outbox and wakes the relay, which hands
@@ -152,7 +155,10 @@ impl Images {
     /// preset added or changed in the configuration re-renders what it
     /// affects, at a new version).
     pub async fn recover(&self) -> Result<usize> {
-        let mut waiting = self.repo.images_with_status(PROCESSING).await?;
+        let mut waiting = self
+            .repo
+            .images_with_status(ImageStatus::Processing)
+            .await?;
         let resources = &self.renderer.resources;
         for preset in resources.presets().await?.iter() {
             let backlog = resources.preset_backlog(preset).await?;
@@ -175,17 +181,23 @@ impl Images {
         self.dto(&image).await
     }
 
-    async fn dto(&self, image: &ImageRow) -> Result<ImageDto> {
+    async fn dto(&self, image: &Image) -> Result<ImageDto> {
         let mut dtos = self.dtos(std::slice::from_ref(image)).await?;
         dtos.pop().ok_or(Error::NotFound)
     }
 
     /// Owner views of many images with two queries, not two per image.
-    async fn dtos(&self, images: &[ImageRow]) -> Result<Vec<ImageDto>> {
+    async fn dtos(&self, images: &[Image]) -> Result<Vec<ImageDto>> {
         let ids: Vec<Uuid> = images.iter().map(|i| i.id).collect();
         let renders = self.repo.renders_of(&ids).await?;
         let crops = self.repo.custom_crops_of(&ids).await?;
-        images
+        let failed: Vec<Uuid> = images
+            .iter()
+            .filter(|i| i.status == ImageStatus::Failed)
+            .map(|i| i.id)
+            .collect();
+        let reasons = self.repo.failure_reasons(&failed).await?;
+        Ok(images
             .iter()
             .map(|image| {
                 let own: Vec<_> = renders
@@ -196,11 +208,16 @@ impl Images {
                 let specs = crops
                     .iter()
                     .filter(|(id, _)| *id == image.id)
-                    .map(|(_, json)| crate::renders::parse_spec(json))
-                    .collect::<Result<_>>()?;
-                image_dto(image, &own, specs, &self.image_host)
+                    .map(|(_, spec)| spec.clone())
+                    .collect();
+                let mut dto = image_dto(image, &own, specs, &self.image_host);
+                dto.failure_reason = reasons
+                    .iter()
+                    .find(|(id, _)| *id == image.id)
+                    .map(|(_, r)| r.clone());
+                dto
             })
-            .collect()
+            .collect())
     }
 
     pub async fn list(

@@ -4,9 +4,9 @@
 //! checked before a single byte is stored, so a decompression bomb is
 //! refused without decoding and without writing.
 
-use crate::render::exif::ExifInfo;
+use crate::domain::crop::Format;
+use crate::domain::exif::ExifInfo;
 use crate::render::probe::{self, Ends};
-use crate::render::spec::Format;
 use crate::store::BlobStore;
 use crate::Error;
 use object_store::WriteMultipart;

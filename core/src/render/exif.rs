@@ -1,36 +1,8 @@
-//! The EXIF fields Lightbox keeps, read once at upload. The original keeps
-//! its bytes; renders never carry any metadata.
+//! Reading the EXIF fields Lightbox keeps (`domain::exif::ExifInfo`), once
+//! at upload. The original keeps its bytes; renders never carry metadata.
 
+use crate::domain::exif::{ExifInfo, Gps, Settings};
 use exif::{In, Tag, Value};
-use serde::{Deserialize, Serialize};
-
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Gps {
-    pub lat: f64,
-    pub lon: f64,
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Settings {
-    pub exposure_time: Option<String>,
-    pub f_number: Option<f64>,
-    pub iso: Option<u32>,
-    pub focal_length_mm: Option<f64>,
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct ExifInfo {
-    /// RFC 3339; a time without an offset in the file is taken as UTC.
-    pub taken_at: Option<String>,
-    pub camera_make: Option<String>,
-    pub camera_model: Option<String>,
-    pub lens: Option<String>,
-    pub gps: Option<Gps>,
-    pub settings: Option<Settings>,
-    /// EXIF orientation 1-8 (1 when absent).
-    #[serde(skip)]
-    pub orientation: u16,
-}
 
 impl ExifInfo {
     /// Parses an EXIF block (raw TIFF) or a whole container (jpg, png, webp).
@@ -47,18 +19,6 @@ impl ExifInfo {
             .read_raw(tiff.to_vec())
             .map(|e| Self::from_exif(&e))
             .unwrap_or_else(|_| ExifInfo::none())
-    }
-
-    pub fn none() -> ExifInfo {
-        ExifInfo {
-            orientation: 1,
-            ..Default::default()
-        }
-    }
-
-    /// Whether width and height swap when displayed (orientations 5-8).
-    pub fn swaps_axes(&self) -> bool {
-        (5..=8).contains(&self.orientation)
     }
 
     fn from_exif(e: &exif::Exif) -> ExifInfo {

@@ -1,9 +1,10 @@
-//! The render pipeline: specs and geometry (`spec`), reading uploads without
-//! decoding them (`probe`, `exif`), and the pixels (`pipeline`, with JPEG
-//! shrink-on-load in `shrink`).
+//! The render pipeline: the geometry of a crop spec (`spec`), reading
+//! uploads without decoding them (`probe`, `exif`), and the pixels
+//! (`pixels`, `pipeline`, with JPEG shrink-on-load in `shrink`).
 
 pub mod exif;
 pub mod pipeline;
+pub mod pixels;
 pub mod probe;
 pub mod shrink;
 pub mod spec;

@@ -3,29 +3,13 @@
 //! encoded in parallel. Encoders are given bare pixels, so no metadata can
 //! reach an output.
 
-use super::spec::{plan, CropSpec, Format};
+use super::pixels::to_srgb;
+pub use super::pixels::{Decoded, RenderError};
+use super::spec::plan;
+use crate::domain::crop::{CropSpec, Format};
 use fast_image_resize as fr;
 use image::{DynamicImage, ImageDecoder, ImageEncoder};
 use std::io::Cursor;
-
-#[derive(Debug, thiserror::Error)]
-pub enum RenderError {
-    #[error("cannot decode the original: {0}")]
-    Decode(String),
-    #[error("cannot produce a render: {0}")]
-    Produce(String),
-}
-
-/// Decoded, oriented, sRGB pixels: RGB8, or RGBA8 when the source has alpha.
-pub struct Decoded {
-    pub pixels: Vec<u8>,
-    pub width: u32,
-    pub height: u32,
-    pub alpha: bool,
-    /// The original's oriented size. Renders are planned against it, so a
-    /// JPEG shrunk on load gives the same geometry as a full decode.
-    pub source: (u32, u32),
-}
 
 pub struct Output {
     pub code: String,
@@ -84,25 +68,11 @@ pub fn decode_whole(bytes: &[u8], max_pixels: u64) -> Result<Decoded, RenderErro
     })
 }
 
-/// Converts pixels tagged with an ICC profile to sRGB; an unreadable profile
-/// leaves them as they are (the common case is sRGB already).
-pub(super) fn to_srgb(icc: &[u8], pixels: &mut [u8], alpha: bool) {
-    let Some(source) = qcms::Profile::new_from_slice(icc, false) else {
-        return;
-    };
-    let mut srgb = qcms::Profile::new_sRGB();
-    srgb.precache_output_transform();
-    let kind = if alpha {
-        qcms::DataType::RGBA8
-    } else {
-        qcms::DataType::RGB8
-    };
-    if let Some(t) = qcms::Transform::new(&source, &srgb, kind, qcms::Intent::Perceptual) {
-        t.apply(pixels);
-    }
-}
+/// Resized (and padded) pixels: the buffer, its size, and whether it has
+/// an alpha channel.
+type Resized = (Vec<u8>, u32, u32, bool);
 
-fn resize(src: &Decoded, spec: &CropSpec) -> Result<(Vec<u8>, u32, u32), RenderError> {
+fn resize(src: &Decoded, spec: &CropSpec) -> Result<Resized, RenderError> {
     let g = plan(src.source.0, src.source.1, spec);
     let kind = if src.alpha {
         fr::PixelType::U8x4
@@ -126,24 +96,22 @@ fn resize(src: &Decoded, spec: &CropSpec) -> Result<(Vec<u8>, u32, u32), RenderE
         .map_err(|e| fail(&e))?;
     let resized = out.into_vec();
     if g.canvas == g.resized {
-        return Ok((resized, g.canvas.0, g.canvas.1));
+        return Ok((resized, g.canvas.0, g.canvas.1, src.alpha));
     }
-    Ok((
-        pad(
-            &resized,
-            g.resized,
-            g.canvas,
-            g.offset,
-            src.alpha,
-            spec.format,
-        ),
-        g.canvas.0,
-        g.canvas.1,
-    ))
+    let (padded, alpha) = pad(
+        &resized,
+        g.resized,
+        g.canvas,
+        g.offset,
+        src.alpha,
+        spec.format,
+    );
+    Ok((padded, g.canvas.0, g.canvas.1, alpha))
 }
 
-/// Places the resized pixels on a canvas: transparent where the format has
-/// alpha, white for jpg.
+/// Places the resized pixels on a canvas: transparent in every format with
+/// alpha (png, webp: an opaque source gains an alpha channel for it), white
+/// for jpg. Returns the canvas and whether it has alpha.
 fn pad(
     px: &[u8],
     size: (u32, u32),
@@ -151,11 +119,16 @@ fn pad(
     at: (u32, u32),
     alpha: bool,
     format: Format,
-) -> Vec<u8> {
-    let ch = if alpha { 4 } else { 3 };
-    let fill: &[u8] = match (alpha, format) {
-        (true, Format::Jpg) | (false, _) => &[255, 255, 255, 255][..ch],
-        (true, _) => &[0, 0, 0, 0],
+) -> (Vec<u8>, bool) {
+    let transparent = format != Format::Jpg;
+    let (ch_in, ch) = (
+        if alpha { 4 } else { 3 },
+        if alpha || transparent { 4 } else { 3 },
+    );
+    let fill: &[u8] = if transparent {
+        &[0, 0, 0, 0]
+    } else {
+        &[255, 255, 255, 255][..ch]
     };
     let mut out: Vec<u8> = fill
         .iter()
@@ -163,12 +136,23 @@ fn pad(
         .cycle()
         .take((canvas.0 * canvas.1) as usize * ch)
         .collect();
-    let row = size.0 as usize * ch;
+    let row = size.0 as usize * ch_in;
     for y in 0..size.1 as usize {
         let dst = ((at.1 as usize + y) * canvas.0 as usize + at.0 as usize) * ch;
-        out[dst..dst + row].copy_from_slice(&px[y * row..(y + 1) * row]);
+        let src = &px[y * row..(y + 1) * row];
+        if ch == ch_in {
+            out[dst..dst + row].copy_from_slice(src);
+        } else {
+            for (d, s) in out[dst..dst + size.0 as usize * ch]
+                .chunks_exact_mut(4)
+                .zip(src.chunks_exact(3))
+            {
+                d[..3].copy_from_slice(s);
+                d[3] = 255;
+            }
+        }
     }
-    out
+    (out, ch == 4)
 }
 
 /// Flattens RGBA onto white, for jpg.
@@ -225,8 +209,8 @@ fn encode(px: &[u8], w: u32, h: u32, alpha: bool, spec: &CropSpec) -> Result<Vec
 }
 
 fn produce(src: &Decoded, spec: &CropSpec) -> Result<Output, RenderError> {
-    let (px, w, h) = resize(src, spec)?;
-    let bytes = encode(&px, w, h, src.alpha, spec)?;
+    let (px, w, h, alpha) = resize(src, spec)?;
+    let bytes = encode(&px, w, h, alpha, spec)?;
     Ok(Output {
         code: spec.code.clone(),
         format: spec.format,
@@ -266,7 +250,7 @@ pub fn render_all(src: &Decoded, specs: &[CropSpec]) -> Result<Vec<Output>, Rend
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::spec::{default_presets, Mode};
+    use crate::domain::crop::{default_presets, Mode};
 
     fn synthetic(w: u32, h: u32, alpha: bool) -> Decoded {
         let ch = if alpha { 4 } else { 3 };
@@ -300,6 +284,28 @@ mod tests {
             assert_eq!(&o.bytes[..4], b"RIFF");
             let decoded = image::load_from_memory(&o.bytes).unwrap();
             assert_eq!((decoded.width(), decoded.height()), (o.width, o.height));
+        }
+    }
+
+    #[test]
+    fn pad_of_an_opaque_source_is_transparent_in_png_and_webp() {
+        let src = synthetic(200, 100, false);
+        for format in [Format::Png, Format::Webp] {
+            let mut spec = CropSpec::new("p", 100, 100, Mode::Pad);
+            spec.format = format;
+            let out = produce(&src, &spec).unwrap();
+            let img = image::load_from_memory(&out.bytes).unwrap().into_rgba8();
+            assert_eq!(img.dimensions(), (100, 100));
+            assert_eq!(
+                img.get_pixel(0, 0).0[3],
+                0,
+                "{format:?} padding is transparent"
+            );
+            assert_eq!(
+                img.get_pixel(50, 50).0[3],
+                255,
+                "{format:?} photo stays opaque"
+            );
         }
     }
 

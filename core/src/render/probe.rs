@@ -2,7 +2,7 @@
 //! number, the size from the header, and whether the file is complete. No
 //! pixel is decoded here, so a decompression bomb costs nothing to refuse.
 
-use super::spec::Format;
+use crate::domain::crop::Format;
 use std::io::Cursor;
 
 /// Sniffs png, jpg or webp from the first bytes; the name and the declared

@@ -3,9 +3,10 @@
 //! libvips, it shrinks only while at least 2x headroom remains for the
 //! final Lanczos resize, so quality is that of a full decode.
 
-use super::exif::ExifInfo;
-use super::pipeline::{to_srgb, Decoded, RenderError};
-use super::spec::{plan, CropSpec};
+use super::pixels::{to_srgb, Decoded, RenderError};
+use super::spec::plan;
+use crate::domain::crop::CropSpec;
+use crate::domain::exif::ExifInfo;
 use image::metadata::Orientation;
 use image::{DynamicImage, GrayImage, RgbImage};
 use jpeg_decoder::{Decoder, PixelFormat};
@@ -86,7 +87,7 @@ pub fn decode_jpeg(bytes: &[u8], specs: &[CropSpec]) -> Result<Option<Decoded>, 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::spec::{default_presets, Format, Mode};
+    use crate::domain::crop::{default_presets, Format, Mode};
 
     fn only(code: &str, width: u32, height: u32) -> Vec<CropSpec> {
         vec![CropSpec {

@@ -3,8 +3,7 @@
 
 use super::{parse, Resources, ALIAS_LIMIT, CROP_PRESET, RENDER_QUOTA};
 use crate::config::{AliasLimit, Config, RenderQuota};
-use crate::render::spec::CropSpec;
-use crate::renders::spec_json;
+use crate::domain::crop::CropSpec;
 use crate::{time, Error, Result};
 use uuid::Uuid;
 
@@ -38,7 +37,7 @@ impl Resources {
     /// or made to another spec: the re-render backlog.
     pub async fn preset_backlog(&self, spec: &CropSpec) -> Result<Vec<(Uuid, Uuid)>> {
         self.repo
-            .off_spec_with_owner(&spec.code, &spec_json(spec))
+            .off_spec_with_owner(&spec.code, &spec.to_json())
             .await
     }
 
@@ -75,7 +74,7 @@ impl Resources {
     }
 
     /// Embedded mode: makes the `config/…` resources exactly what the TOML
-    /// file declares (its presets, or decisions.md's four; its alias limit;
+    /// file declares (its presets, or ../shared/spec/decisions.md's four; its alias limit;
     /// its render quota), through the same calls the controller makes.
     /// Returns the images that held renders of presets no longer declared.
     pub async fn sync_config(&self, config: &Config) -> Result<Vec<Uuid>> {

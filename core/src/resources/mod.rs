@@ -1,5 +1,5 @@
 //! The operator's resources: crop presets, alias limits and render quotas
-//! (decisions.md's CropPreset, AliasLimit and RenderQuota). They come from
+//! (../shared/spec/decisions.md's CropPreset, AliasLimit and RenderQuota). They come from
 //! Kubernetes custom resources through lightbox-controller, or from the TOML
 //! configuration in embedded mode, and both go through `apply` into the
 //! database, which every process reads: an API replica or a worker sees a
@@ -10,7 +10,7 @@ pub mod pacing;
 
 use crate::config::{AliasLimit, RenderQuota, DEFAULT_MAX_PIXELS};
 use crate::db::DynRepo;
-use crate::render::spec::{default_presets, CropSpec};
+use crate::domain::crop::{default_presets, CropSpec};
 use crate::{Error, Result};
 use serde::de::DeserializeOwned;
 
@@ -29,7 +29,7 @@ fn parse<T: DeserializeOwned>(kind: &str, json: &str) -> Result<T> {
 }
 
 impl Resources {
-    /// Every preset render, by code; decisions.md's four while none is declared.
+    /// Every preset render, by code; ../shared/spec/decisions.md's four while none is declared.
     pub async fn presets(&self) -> Result<Vec<CropSpec>> {
         let rows = self.repo.resources(CROP_PRESET).await?;
         if rows.is_empty() {

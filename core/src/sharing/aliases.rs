@@ -3,46 +3,14 @@
 //! state. Taking one is decided by the database (see `db::sql::sharing`).
 
 use super::{Sharing, SharingDto};
-use crate::albums::ALIAS_HOLD_MS;
+use crate::domain::alias::{normalize, precheck, CheckStatus, HOLD_MS};
+use crate::domain::sharing::{not_taken_down, SharingState};
+use crate::domain::urls;
 use crate::{time, Error, Result};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use serde::{Deserialize, Serialize};
 use std::num::NonZeroU32;
 use uuid::Uuid;
-
-/// Words no folder may take: the service's own paths and look-alikes.
-pub const RESERVED: &[&str] = &[
-    "admin",
-    "api",
-    "www",
-    "static",
-    "i",
-    "p",
-    "s",
-    "a",
-    "albums",
-    "manage",
-    "rpc",
-    "healthz",
-    "readyz",
-    "metrics",
-    "feed",
-    "login",
-    "logout",
-    "account",
-    "settings",
-    "help",
-    "support",
-    "about",
-    "lightbox",
-    "root",
-    "system",
-    "null",
-    "undefined",
-    "assets",
-    "download",
-    "share",
-];
 
 pub const CHECKS_PER_MINUTE: u32 = 30;
 
@@ -69,34 +37,10 @@ impl CheckLimiter {
     }
 }
 
-pub(crate) fn syntax_ok(a: &str) -> bool {
-    let b = a.as_bytes();
-    (3..=63).contains(&b.len())
-        && b[0].is_ascii_alphanumeric()
-        && b.iter()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
-}
-
-/// The lower-cased alias, or 2002 naming why it cannot be one.
-pub fn normalize(raw: &str) -> Result<String> {
-    let a = raw.trim().to_lowercase();
-    if !syntax_ok(&a) {
-        return Err(Error::invalid(
-            "alias",
-            "must be 3-63 characters of a-z, 0-9 and -, starting with a letter or digit",
-        ));
-    }
-    if RESERVED.contains(&a.as_str()) {
-        return Err(Error::invalid("alias", "is a reserved word"));
-    }
-    Ok(a)
-}
-
 #[derive(Debug, Serialize)]
 pub struct CheckResult {
     pub normalized: String,
-    /// `available`, `taken`, `invalid` or `reserved`.
-    pub status: &'static str,
+    pub status: CheckStatus,
     pub preview_url: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<&'static str>,
@@ -115,7 +59,7 @@ pub struct OwnerLookup {
 pub struct OwnerStatus {
     pub album_id: Uuid,
     pub name: String,
-    pub state: &'static str,
+    pub state: SharingState,
     pub manage_url: String,
 }
 
@@ -126,23 +70,18 @@ impl Sharing {
         }
         self.alias_checks.check(user)?;
         let normalized = raw.trim().to_lowercase();
-        let (status, reason) = match normalize(raw) {
-            Err(_) if syntax_ok(&normalized) => ("reserved", Some("reserved word")),
-            Err(_) => ("invalid", Some("3-63 characters of a-z, 0-9 and -")),
-            Ok(a) => match self.repo.alias(&a).await? {
-                None => ("available", None),
-                Some(row) if row.owner_id == user && row.state != "current" => ("available", None),
-                Some(row)
-                    if row.state == "released"
-                        && row.expires_at.is_some_and(|e| e <= time::now_ms()) =>
-                {
-                    ("available", None)
-                }
-                Some(_) => ("taken", Some("in use")),
+        let (status, reason) = match precheck(raw) {
+            Some(refused) => (refused.0, Some(refused.1)),
+            None => match self.repo.alias(&normalized).await? {
+                None => (CheckStatus::Available, None),
+                Some(held) => match held.check_status(user, time::now_ms()) {
+                    CheckStatus::Available => (CheckStatus::Available, None),
+                    status => (status, Some("in use")),
+                },
             },
         };
         Ok(CheckResult {
-            preview_url: format!("/a/{normalized}"),
+            preview_url: urls::alias(&normalized),
             normalized,
             status,
             reason,
@@ -152,12 +91,10 @@ impl Sharing {
     /// Ends an alias of the folder: its redirect stops, the quota frees,
     /// and the name stays reserved against other owners for 90 days.
     pub async fn release_alias(&self, owner: Uuid, album: Uuid, raw: &str) -> Result<SharingDto> {
-        let alias = normalize(raw)?;
         let album = self.owned(owner, album).await?;
-        if album.taken_down_at.is_some() {
-            return Err(Error::TakenDown);
-        }
-        let hold = time::now_ms() + ALIAS_HOLD_MS;
+        not_taken_down(&album)?;
+        let alias = normalize(raw)?;
+        let hold = time::now_ms() + HOLD_MS;
         if !self.repo.release_alias(album.id, &alias, hold).await? {
             return Err(Error::NotFound);
         }
@@ -170,16 +107,13 @@ impl Sharing {
             (None, Some(alias), None) => {
                 let row = self.repo.alias(&alias.trim().to_lowercase()).await?;
                 let now = time::now_ms();
-                let held = row.filter(|a| {
-                    a.owner_id == owner
-                        && (a.state != "released" || a.expires_at.is_some_and(|e| e > now))
-                });
+                let held = row.filter(|a| a.owner_id == owner && a.is_held(now));
                 held.ok_or(Error::NotFound)?.album_id
             }
             (None, None, Some(token)) => {
                 let hash = crate::auth::secrets::hash(&token);
                 let link = self.repo.link_by_hash(&hash).await?;
-                let live = link.filter(|l| l.retired_at.is_none());
+                let live = link.filter(|l| l.is_live());
                 live.ok_or(Error::NotFound)?.album_id
             }
             _ => {
@@ -193,7 +127,7 @@ impl Sharing {
         Ok(OwnerStatus {
             album_id: album.id,
             state: self.state(&album),
-            manage_url: format!("/manage/albums/{}", album.id),
+            manage_url: urls::manage_album(album.id),
             name: album.name,
         })
     }

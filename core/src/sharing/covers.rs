@@ -1,9 +1,8 @@
 //! The folder's visitor policy and its cover. Both are allowed in any
 //! state (private, taken down, publishing disabled) and re-render nothing.
 
-use super::policy::{Policy, PolicyPatch};
 use super::{Sharing, SharingDto};
-use crate::images::dto::eligibility;
+use crate::domain::album::PolicyPatch;
 use crate::{Error, Result};
 use uuid::Uuid;
 
@@ -15,8 +14,7 @@ impl Sharing {
         patch: PolicyPatch,
     ) -> Result<SharingDto> {
         let mut row = self.owned(owner, album).await?;
-        let policy = patch.apply(Policy::parse(&row.policy))?;
-        row.policy = policy.to_json()?;
+        row.policy = patch.apply(row.policy)?;
         self.repo.set_policy(row.id, &row.policy).await?;
         self.dto(row).await
     }
@@ -35,7 +33,7 @@ impl Sharing {
             let photo = photo
                 .filter(|p| p.album_id == row.id)
                 .ok_or(Error::NotFound)?;
-            if eligibility(&photo) != "visible" {
+            if !photo.is_visible() {
                 return Err(Error::invalid(
                     "image_id",
                     "only a photo visitors can see may be the cover",

@@ -1,13 +1,14 @@
-//! The visitor markup, rendered by askama (every value escaped). The grid
-//! fragment is what `album.preview` returns and what the pages embed.
+//! The visitor markup, rendered by askama (every value escaped) from the
+//! templates in `core/templates`, the one folder that holds them all. The
+//! grid fragment is what `album.preview` returns and what the pages embed.
 
 use super::view::PhotoView;
+use crate::domain::album::CoverFocus;
 use crate::{Error, Result};
 use askama::Template;
 
 /// Served at `/static/lightbox.css`; pages need no inline style or script.
 pub const STYLESHEET: &str = include_str!("../../templates/lightbox.css");
-pub const STYLESHEET_PATH: &str = "/static/lightbox.css";
 
 #[derive(Template)]
 #[template(path = "grid.html")]
@@ -28,7 +29,7 @@ pub struct AlbumPage<'a> {
     pub og_image: Option<&'a str>,
     pub feed_url: Option<&'a str>,
     pub cover: Option<&'a str>,
-    pub cover_focus: &'a str,
+    pub cover_focus: CoverFocus,
     pub download_url: Option<&'a str>,
     pub grid: &'a str,
 }
@@ -61,6 +62,20 @@ pub struct FeedContent<'a> {
     pub src: &'a str,
     pub title: &'a str,
     pub description: &'a str,
+}
+
+/// `/p/{id}`: one public photo.
+#[derive(Template)]
+#[template(path = "photo.html")]
+pub struct PhotoPage {
+    pub title: String,
+    pub description: String,
+    pub og_image: Option<String>,
+    pub src: Option<String>,
+    pub srcset: String,
+    pub width: u32,
+    pub height: u32,
+    pub facts: Vec<(&'static str, String)>,
 }
 
 pub fn render(t: &impl Template) -> Result<String> {

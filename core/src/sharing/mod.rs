@@ -6,26 +6,28 @@ pub mod aliases;
 pub mod covers;
 pub mod html;
 pub mod modes;
-pub mod policy;
 pub mod stats;
 pub mod view;
 pub mod visitors;
 
 use crate::auth::jwt::Signer;
-use crate::db::{AlbumRow, DynRepo, ImageRow, LinkRow, RenderRow};
-use crate::images::dto::{eligibility, Moderation};
+use crate::db::DynRepo;
+use crate::domain::album::Album;
+use crate::domain::album::{Policy, PublishMode};
+use crate::domain::alias::AliasState;
+use crate::domain::image::Image;
+use crate::domain::render::Render;
+use crate::domain::sharing::{
+    republish_choices, sharing_state, ShareLink, SharingState, TokenChoice,
+};
+use crate::domain::urls;
+use crate::images::dto::Moderation;
 use crate::resources::Resources;
 use crate::{time, Error, Result};
-use policy::Policy;
 use serde::Serialize;
-use serde_json::{json, Map, Value};
 use stats::Stats;
 use std::sync::Arc;
 use uuid::Uuid;
-
-pub const PRIVATE: &str = "private";
-pub const UNLISTED: &str = "unlisted";
-pub const PUBLIC: &str = "public";
 
 #[derive(Clone)]
 pub struct Sharing {
@@ -43,7 +45,7 @@ pub struct Sharing {
 #[derive(Debug, Serialize)]
 pub struct AliasDto {
     pub alias: String,
-    pub state: String,
+    pub state: AliasState,
     pub created_at: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub expires_at: Option<String>,
@@ -66,20 +68,29 @@ pub struct Cover {
 
 #[derive(Debug, Serialize)]
 pub struct Republish {
-    pub mode: String,
-    pub token_choices: Vec<&'static str>,
+    pub mode: PublishMode,
+    pub token_choices: Vec<TokenChoice>,
+}
+
+/// sharingDTO `links`: `{}` while private.
+#[derive(Debug, Default, Serialize)]
+pub struct Links {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub share_url: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub public_url: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
 pub struct SharingDto {
     pub album_id: Uuid,
-    pub mode: String,
-    pub state: &'static str,
+    pub mode: PublishMode,
+    pub state: SharingState,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub last_published_mode: Option<String>,
+    pub last_published_mode: Option<PublishMode>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub published_at: Option<String>,
-    pub links: Value,
+    pub links: Links,
     pub aliases: Vec<AliasDto>,
     pub alias_quota: AliasQuota,
     pub policy: Policy,
@@ -93,20 +104,23 @@ pub struct SharingDto {
 
 /// A folder with everything the sharing rules look at.
 pub struct Folder {
-    pub album: AlbumRow,
-    pub policy: Policy,
+    pub album: Album,
     /// Every photo, in the policy's order.
-    pub images: Vec<ImageRow>,
+    pub images: Vec<Image>,
 }
 
 impl Folder {
+    pub fn policy(&self) -> &Policy {
+        &self.album.policy
+    }
+
     /// The photos visitors may see, in order.
-    pub fn visible(&self) -> impl Iterator<Item = &ImageRow> {
-        self.images.iter().filter(|i| eligibility(i) == "visible")
+    pub fn visible(&self) -> impl Iterator<Item = &Image> {
+        self.images.iter().filter(|i| i.is_visible())
     }
 
     /// The cover photo and whether a chosen cover had to be dropped.
-    pub fn cover(&self) -> (Option<&ImageRow>, bool) {
+    pub fn cover(&self) -> (Option<&Image>, bool) {
         let chosen = self
             .album
             .cover_image_id
@@ -121,50 +135,32 @@ impl Folder {
 
 impl Folder {
     /// The folder's photos, in its policy's order.
-    pub async fn load(repo: &DynRepo, album: AlbumRow) -> Result<Folder> {
-        let policy = Policy::parse(&album.policy);
+    pub async fn load(repo: &DynRepo, album: Album) -> Result<Folder> {
         let mut images = repo.album_images(album.id).await?;
-        policy.sort(&mut images);
-        Ok(Folder {
-            album,
-            policy,
-            images,
-        })
-    }
-}
-
-/// sharingDTO `state`; visitors reach a folder only while it is `live`.
-pub fn state_of(album: &AlbumRow, server_publishing: bool) -> &'static str {
-    if !server_publishing {
-        "publishing_disabled"
-    } else if album.taken_down_at.is_some() {
-        "taken_down"
-    } else if album.mode == PRIVATE {
-        "private"
-    } else {
-        "live"
+        album.policy.sort(&mut images);
+        Ok(Folder { album, images })
     }
 }
 
 impl Sharing {
-    pub async fn folder(&self, album: AlbumRow) -> Result<Folder> {
+    pub async fn folder(&self, album: Album) -> Result<Folder> {
         Folder::load(&self.repo, album).await
     }
 
-    pub async fn owned(&self, owner: Uuid, album: Uuid) -> Result<AlbumRow> {
+    pub async fn owned(&self, owner: Uuid, album: Uuid) -> Result<Album> {
         self.repo
             .album(Some(owner), album)
             .await?
             .ok_or(Error::NotFound)
     }
 
-    pub fn state(&self, album: &AlbumRow) -> &'static str {
-        state_of(album, self.server_publishing)
+    pub fn state(&self, album: &Album) -> SharingState {
+        sharing_state(album, self.server_publishing)
     }
 
     /// Whether visitors reach the folder at all.
-    pub fn is_live(&self, album: &AlbumRow) -> bool {
-        self.state(album) == "live"
+    pub fn is_live(&self, album: &Album) -> bool {
+        self.state(album) == SharingState::Live
     }
 
     pub async fn limit_of(&self, owner: Uuid) -> Result<i64> {
@@ -173,12 +169,12 @@ impl Sharing {
         Ok(limit.for_email(&user.email) as i64)
     }
 
-    pub fn share_url(&self, link: &LinkRow) -> String {
-        format!("/s/{}", self.signer.share_token(&link.nonce))
+    pub fn share_url(&self, link: &ShareLink) -> String {
+        urls::shared(&self.signer.share_token(&link.nonce))
     }
 
     /// The renders of many photos, in one query.
-    pub async fn renders_of(&self, images: &[&ImageRow]) -> Result<Vec<RenderRow>> {
+    pub async fn renders_of(&self, images: &[&Image]) -> Result<Vec<Render>> {
         let ids: Vec<Uuid> = images.iter().map(|i| i.id).collect();
         self.repo.renders_of(&ids).await
     }
@@ -188,49 +184,42 @@ impl Sharing {
         self.dto(album).await
     }
 
-    pub async fn dto(&self, album: AlbumRow) -> Result<SharingDto> {
+    fn links(&self, album: &Album, link: Option<&ShareLink>, primary: Option<&str>) -> Links {
+        match album.mode {
+            PublishMode::Unlisted => Links {
+                share_url: link.map(|l| self.share_url(l)),
+                ..Links::default()
+            },
+            PublishMode::Public => Links {
+                public_url: Some(urls::public_album(primary, album.id)),
+                ..Links::default()
+            },
+            PublishMode::Private => Links::default(),
+        }
+    }
+
+    pub async fn dto(&self, album: Album) -> Result<SharingDto> {
         let owner = album.owner_id;
         let now = time::now_ms();
         let link = self.repo.link_of(album.id).await?;
         let rows = self.repo.aliases_of(album.id).await?;
-        let current = rows.iter().find(|a| a.state == "current");
-        let mut links = Map::new();
-        match album.mode.as_str() {
-            UNLISTED => {
-                if let Some(l) = &link {
-                    links.insert("share_url".into(), json!(self.share_url(l)));
-                }
-            }
-            PUBLIC => {
-                let url = match current {
-                    Some(a) => format!("/a/{}", a.alias),
-                    None => format!("/albums/{}", album.id),
-                };
-                links.insert("public_url".into(), json!(url));
-            }
-            _ => {}
-        }
+        let current = rows.iter().find(|a| a.state == AliasState::Current);
+        let links = self.links(&album, link.as_ref(), current.map(|a| a.alias.as_str()));
         let aliases = rows
             .iter()
-            .filter(|a| a.state != "released" || a.expires_at.is_some_and(|e| e > now))
+            .filter(|a| a.is_held(now))
             .map(|a| AliasDto {
                 alias: a.alias.clone(),
-                state: a.state.clone(),
+                state: a.state,
                 created_at: time::rfc3339(a.created_at),
                 expires_at: a.expires_at.map(time::rfc3339),
             })
             .collect();
-        let republish = match (&album.mode[..], &album.last_published_mode) {
-            (PRIVATE, Some(m)) => Some(Republish {
-                mode: m.clone(),
-                token_choices: match (m.as_str(), &link) {
-                    (UNLISTED, Some(_)) => vec!["new", "keep"],
-                    (UNLISTED, None) => vec!["new"],
-                    _ => vec![],
-                },
-            }),
-            _ => None,
-        };
+        let republish =
+            republish_choices(&album, link.is_some()).map(|(mode, token_choices)| Republish {
+                mode,
+                token_choices,
+            });
         let used = self.repo.aliases_used(owner).await?;
         let limit = self.limit_of(owner).await?;
         let state = self.state(&album);
@@ -239,11 +228,11 @@ impl Sharing {
         let a = &folder.album;
         Ok(SharingDto {
             album_id: a.id,
-            mode: a.mode.clone(),
+            mode: a.mode,
             state,
-            last_published_mode: a.last_published_mode.clone(),
+            last_published_mode: a.last_published_mode,
             published_at: a.published_at.map(time::rfc3339),
-            links: Value::Object(links),
+            links,
             aliases,
             alias_quota: AliasQuota { used, limit },
             cover: Cover {
@@ -251,11 +240,11 @@ impl Sharing {
                 was_reset,
                 image_id: cover.map(|c| c.id),
             },
-            stats: stats::stats(&folder.images, &folder.policy),
-            moderation: Moderation::of(a.taken_down_at, a.takedown_reason.as_deref()),
+            stats: stats::stats(&folder.images, folder.policy()),
+            moderation: Moderation::from(&a.takedown),
             republish,
             server_publishing: self.server_publishing,
-            policy: folder.policy,
+            policy: folder.album.policy.clone(),
         })
     }
 }

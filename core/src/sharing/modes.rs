@@ -1,31 +1,32 @@
-//! The publication state machine (interface.md 3): `setMode`, `republish`
+//! The publication state machine (../shared/spec/interface.md 3): `setMode`, `republish`
 //! and `resetToken`. Each change is one `Publication`, committed by the
 //! database in a single transaction with its history row.
 
-use super::{aliases, Sharing, SharingDto, PRIVATE, PUBLIC, UNLISTED};
+use super::{Sharing, SharingDto};
 use crate::auth::secrets;
-use crate::db::{AlbumRow, AliasChange, LinkChange, LinkRow, Publication, Published};
+use crate::db::{AliasChange, LinkChange, Publication, Published};
+use crate::domain::album::Album;
+use crate::domain::album::PublishMode;
+use crate::domain::alias::{self, reservation_cap};
+use crate::domain::sharing::{may_publish, not_taken_down, ShareLink, TokenChoice};
 use crate::{time, Error, Result};
 use uuid::Uuid;
 
-const MODES: &[&str] = &[PRIVATE, UNLISTED, PUBLIC];
-
-/// `token` of setMode and republish: `new` makes a fresh link, `keep`
-/// keeps the folder's link when it has one.
-fn token_choice(token: Option<&str>) -> Result<Option<bool>> {
-    match token {
-        None => Ok(None),
-        Some("new") => Ok(Some(false)),
-        Some("keep") => Ok(Some(true)),
-        Some(_) => Err(Error::invalid("token", "must be new or keep")),
-    }
+/// `token` of setMode and republish: whether to keep the folder's link.
+fn keep_link(token: Option<&str>) -> Result<Option<bool>> {
+    token
+        .map(|t| match TokenChoice::parse(t) {
+            Some(choice) => Ok(choice == TokenChoice::Keep),
+            None => Err(Error::invalid("token", "must be new or keep")),
+        })
+        .transpose()
 }
 
 impl Sharing {
-    fn new_link(&self, album: Uuid, now: i64) -> LinkRow {
+    fn new_link(&self, album: Uuid, now: i64) -> ShareLink {
         let nonce = secrets::random_token("");
         let token = self.signer.share_token(&nonce);
-        LinkRow {
+        ShareLink {
             token_hash: secrets::hash(&token),
             album_id: album,
             nonce,
@@ -34,21 +35,20 @@ impl Sharing {
         }
     }
 
-    /// What may not happen to a folder under a takedown or with publishing off.
-    fn may_publish(&self, album: &AlbumRow, mode: &str) -> Result<()> {
-        if album.taken_down_at.is_some() {
-            return Err(Error::TakenDown);
-        }
-        if mode != PRIVATE && !self.server_publishing {
-            return Err(Error::Forbidden);
-        }
-        Ok(())
-    }
-
     async fn apply(&self, p: Publication) -> Result<SharingDto> {
         match self.repo.publish(&p).await? {
             Published::Done => {}
             Published::AliasTaken => return Err(Error::invalid("alias", "is taken")),
+            Published::OverReservations => {
+                return Err(Error::invalid(
+                    "alias",
+                    format!(
+                        "the account keeps {} alias names reserved at most (current, previous, \
+                         expired, and released ones for 90 days); wait for a released one to free",
+                        reservation_cap(p.alias_limit)
+                    ),
+                ))
+            }
             Published::OverQuota => {
                 return Err(Error::invalid(
                     "alias",
@@ -60,16 +60,16 @@ impl Sharing {
         self.dto(album).await
     }
 
-    async fn publication(&self, album: &AlbumRow, mode: &str, now: i64) -> Result<Publication> {
-        let published = mode != PRIVATE;
+    async fn publication(&self, album: &Album, mode: PublishMode, now: i64) -> Result<Publication> {
+        let published = mode.is_published();
         Ok(Publication {
             album_id: album.id,
             owner_id: album.owner_id,
-            mode: mode.to_owned(),
+            mode,
             last_published_mode: if published {
-                Some(mode.to_owned())
+                Some(mode)
             } else {
-                album.last_published_mode.clone()
+                album.last_published_mode
             },
             published_at: match (published, album.mode == mode) {
                 (true, false) => Some(now),
@@ -91,39 +91,40 @@ impl Sharing {
         token: Option<&str>,
         alias: Option<&str>,
     ) -> Result<SharingDto> {
-        if !MODES.contains(&mode) {
-            return Err(Error::invalid(
-                "mode",
-                "must be private, unlisted or public",
-            ));
-        }
-        let keep = token_choice(token)?;
+        // A takedown answers before any other check (2004 first).
+        let album = self.owned(owner, album).await?;
+        not_taken_down(&album)?;
+        let mode = PublishMode::parse(mode)
+            .ok_or_else(|| Error::invalid("mode", "must be private, unlisted or public"))?;
+        let keep = keep_link(token)?;
         let alias = match alias {
-            Some(_) if mode != PUBLIC => {
+            Some(_) if mode != PublishMode::Public => {
                 return Err(Error::invalid("alias", "can only be set with mode public"))
             }
-            Some(a) => Some(aliases::normalize(a)?),
+            Some(a) => Some(alias::normalize(a)?),
             None => None,
         };
-        let album = self.owned(owner, album).await?;
-        self.may_publish(&album, mode)?;
+        may_publish(&album, mode, self.server_publishing)?;
         let now = time::now_ms();
         let mut p = self.publication(&album, mode, now).await?;
-        let was = album.mode.as_str();
+        let was = album.mode;
         p.link = match mode {
-            PUBLIC => LinkChange::Retire,
-            UNLISTED if was == PUBLIC => LinkChange::Replace(self.new_link(album.id, now)),
-            UNLISTED => {
+            PublishMode::Public => LinkChange::Retire,
+            PublishMode::Unlisted if was == PublishMode::Public => {
+                LinkChange::Replace(self.new_link(album.id, now))
+            }
+            PublishMode::Unlisted => {
                 // Re-setting unlisted keeps the link unless asked otherwise.
-                let keep = keep.unwrap_or(was == UNLISTED);
+                let keep = keep.unwrap_or(was == PublishMode::Unlisted);
                 match self.repo.link_of(album.id).await? {
                     Some(_) if keep => LinkChange::Keep,
                     _ => LinkChange::Replace(self.new_link(album.id, now)),
                 }
             }
-            _ => LinkChange::Keep,
+            PublishMode::Private => LinkChange::Keep,
         };
-        p.aliases = match (alias, was == PUBLIC && mode != PUBLIC) {
+        let left_public = was == PublishMode::Public && mode != PublishMode::Public;
+        p.aliases = match (alias, left_public) {
             (Some(a), _) => AliasChange::Claim(a),
             (None, true) => AliasChange::Expire,
             (None, false) => AliasChange::Keep,
@@ -138,10 +139,11 @@ impl Sharing {
         album: Uuid,
         token: Option<&str>,
     ) -> Result<SharingDto> {
-        let keep = token_choice(token)?.unwrap_or(false);
         let album = self.owned(owner, album).await?;
-        let remembered = match (&album.mode[..], &album.last_published_mode) {
-            (PRIVATE, Some(m)) => m.clone(),
+        not_taken_down(&album)?;
+        let keep = keep_link(token)?.unwrap_or(false);
+        let remembered = match (album.mode, album.last_published_mode) {
+            (PublishMode::Private, Some(m)) => m,
             _ => {
                 return Err(Error::invalid(
                     "album_id",
@@ -149,10 +151,10 @@ impl Sharing {
                 ))
             }
         };
-        self.may_publish(&album, &remembered)?;
+        may_publish(&album, remembered, self.server_publishing)?;
         let now = time::now_ms();
-        let mut p = self.publication(&album, &remembered, now).await?;
-        if remembered == UNLISTED {
+        let mut p = self.publication(&album, remembered, now).await?;
+        if remembered == PublishMode::Unlisted {
             p.link = match self.repo.link_of(album.id).await? {
                 Some(_) if keep => LinkChange::Keep,
                 _ => LinkChange::Replace(self.new_link(album.id, now)),
@@ -171,7 +173,7 @@ impl Sharing {
             return Err(Error::invalid("album_id", "the folder has no bearer link"));
         }
         let now = time::now_ms();
-        let mut p = self.publication(&album, &album.mode, now).await?;
+        let mut p = self.publication(&album, album.mode, now).await?;
         p.link = LinkChange::Replace(self.new_link(album.id, now));
         p.record_history = false;
         self.apply(p).await

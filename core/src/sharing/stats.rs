@@ -1,9 +1,7 @@
 //! sharingStatsDTO, counted with the same rules the visitor pages apply.
 
-use super::policy::Policy;
-use crate::db::ImageRow;
-use crate::images::dto::{eligibility, ExifVisibility};
-use crate::render::exif::ExifInfo;
+use crate::domain::album::Policy;
+use crate::domain::image::{Eligibility, Image};
 use serde::Serialize;
 
 #[derive(Debug, Default, Clone, Serialize, PartialEq, Eq)]
@@ -50,43 +48,33 @@ fn count(g: &mut Group, has: bool, allowed: bool) {
     }
 }
 
-pub fn stats(images: &[ImageRow], policy: &Policy) -> Stats {
+pub fn stats(images: &[Image], policy: &Policy) -> Stats {
     let mut s = Stats {
         total: images.len() as i64,
         ..Default::default()
     };
     for image in images {
-        match eligibility(image) {
-            "visible" => {}
-            "processing" => {
-                s.breakdown.processing += 1;
-                continue;
-            }
-            "failed" => {
-                s.breakdown.failed += 1;
-                continue;
-            }
-            "too_small" => {
-                s.breakdown.too_small += 1;
-                continue;
-            }
-            _ => {
-                s.breakdown.taken_down += 1;
-                continue;
-            }
+        let gone = match image.eligibility() {
+            Eligibility::Visible => None,
+            Eligibility::Processing => Some(&mut s.breakdown.processing),
+            Eligibility::Failed => Some(&mut s.breakdown.failed),
+            Eligibility::TooSmall => Some(&mut s.breakdown.too_small),
+            Eligibility::TakenDown => Some(&mut s.breakdown.taken_down),
+        };
+        if let Some(n) = gone {
+            *n += 1;
+            continue;
         }
         s.visible += 1;
-        let exif: ExifInfo = serde_json::from_str(&image.exif).unwrap_or_else(|_| ExifInfo::none());
-        let allowed: ExifVisibility =
-            serde_json::from_str(&image.exif_visibility).unwrap_or_default();
-        let has_camera = exif.camera_make.is_some() || exif.camera_model.is_some();
+        let (exif, allowed) = (&image.exif, image.exif_visibility);
+        let has_camera = exif.has_camera();
         count(&mut s.exif.location, exif.gps.is_some(), allowed.gps);
         count(&mut s.exif.date, exif.taken_at.is_some(), allowed.datetime);
         count(&mut s.exif.camera, has_camera, allowed.camera);
         if exif.gps.is_some() && allowed.gps && policy.show_location {
             s.exposing_location += 1;
         }
-        if !image.title.trim().is_empty() || !image.description.trim().is_empty() {
+        if image.is_captioned() {
             s.captioned += 1;
         }
     }

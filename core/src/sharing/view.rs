@@ -1,22 +1,21 @@
 //! A photo as visitors see it: which renders to show, and the EXIF facts
 //! that both the photo and (for folders) the policy allow.
 
-use super::policy::Policy;
 use crate::archive::Entry;
-use crate::db::{ImageRow, RenderRow};
-use crate::images::dto::{render_dto, visible_exif, ExifVisibility, PublicExif, RenderDto};
-use crate::render::exif::ExifInfo;
-use crate::Result;
+use crate::domain::album::Policy;
+use crate::domain::exif::{visible_exif, PublicExif};
+use crate::domain::image::Image;
+use crate::domain::render::{shows_whole_frame, Render};
+use crate::images::dto::{render_dto, RenderDto};
 use uuid::Uuid;
 
 /// The produced renders that show the whole frame (not crops), smallest
 /// first; every produced render when none does.
 pub fn whole_frames(width: u32, height: u32, renders: &[RenderDto]) -> Vec<&RenderDto> {
-    let aspect = width as f64 / height.max(1) as f64;
     let produced = renders.iter().filter(|r| !r.pending);
     let mut v: Vec<&RenderDto> = produced
         .clone()
-        .filter(|r| (r.width as f64 / r.height.max(1) as f64 - aspect).abs() < 0.02)
+        .filter(|r| shows_whole_frame((width, height), (r.width, r.height)))
         .collect();
     if v.is_empty() {
         v = produced.collect();
@@ -60,18 +59,9 @@ pub fn facts(e: &PublicExif) -> Vec<(&'static str, String)> {
     out
 }
 
-/// What a folder's visitor may see of a photo's EXIF: a group shows only
-/// when the photo allows it and the policy does (settings go with camera).
-pub fn folder_exif(image: &ImageRow, policy: &Policy) -> PublicExif {
-    let exif: ExifInfo = serde_json::from_str(&image.exif).unwrap_or_else(|_| ExifInfo::none());
-    let photo: ExifVisibility = serde_json::from_str(&image.exif_visibility).unwrap_or_default();
-    let allowed = ExifVisibility {
-        gps: photo.gps && policy.show_location,
-        camera: photo.camera && policy.show_camera,
-        datetime: photo.datetime && policy.show_date,
-        settings: photo.settings && policy.show_camera,
-    };
-    visible_exif(exif, allowed)
+/// What a folder's visitor may see of a photo's EXIF.
+pub fn folder_exif(image: &Image, policy: &Policy) -> PublicExif {
+    visible_exif(&image.exif, policy.allowed_exif(image.exif_visibility))
 }
 
 /// One photo of a folder page.
@@ -94,25 +84,23 @@ pub struct PhotoView {
 const GRID_WIDTH: u32 = 640;
 
 pub fn photo_view(
-    image: &ImageRow,
-    renders: &[RenderRow],
-    policy: &Policy,
+    image: &Image,
+    renders: &[Render],
+    facts_shown: PublicExif,
     image_host: &str,
-) -> Result<Option<PhotoView>> {
-    let dtos = renders
+) -> Option<PhotoView> {
+    let dtos: Vec<RenderDto> = renders
         .iter()
         .filter(|r| r.image_id == image.id)
         .map(|r| render_dto(image, r, image_host))
-        .collect::<Result<Vec<_>>>()?;
-    let frames = whole_frames(image.width as u32, image.height as u32, &dtos);
-    let Some(full) = frames.last() else {
-        return Ok(None);
-    };
+        .collect();
+    let frames = whole_frames(image.width, image.height, &dtos);
+    let full = frames.last()?;
     let grid = frames
         .iter()
         .find(|r| r.width >= GRID_WIDTH)
         .unwrap_or(full);
-    Ok(Some(PhotoView {
+    Some(PhotoView {
         id: image.id,
         title: image.title.clone(),
         description: image.description.clone(),
@@ -125,43 +113,35 @@ pub fn photo_view(
         width: grid.width,
         height: grid.height,
         full: full.url.clone(),
-        facts: facts(&folder_exif(image, policy)),
+        facts: facts(&facts_shown),
         created_at: image.created_at,
-    }))
+    })
 }
 
 /// The blob key and extension of the largest produced whole-frame render
 /// (any produced render when none shows the whole frame).
-pub fn best_render(image: &ImageRow, renders: &[RenderRow]) -> Option<(String, String)> {
-    let aspect = image.width as f64 / image.height.max(1) as f64;
-    let produced = renders.iter().filter(|r| {
-        r.image_id == image.id && r.produced_version == Some(r.version) && r.blob_key.is_some()
-    });
-    let whole = |r: &&RenderRow| {
-        let (w, h) = (
-            r.width.unwrap_or(0) as f64,
-            r.height.unwrap_or(1).max(1) as f64,
-        );
-        (w / h - aspect).abs() < 0.02
-    };
+pub fn best_render(image: &Image, renders: &[Render]) -> Option<(String, &'static str)> {
+    let produced = renders
+        .iter()
+        .filter(|r| r.image_id == image.id && r.is_current());
+    let width = |r: &&Render| r.current().map_or(0, |p| p.width);
     let best = produced
         .clone()
-        .filter(whole)
-        .max_by_key(|r| r.width)
-        .or_else(|| produced.max_by_key(|r| r.width))?;
-    let key = best.blob_key.clone()?;
-    let ext = key.rsplit('.').next().unwrap_or("bin").to_owned();
-    Some((key, ext))
+        .filter(|r| r.is_whole_frame(image.width, image.height))
+        .max_by_key(width)
+        .or_else(|| produced.max_by_key(width))?;
+    let p = best.current()?;
+    Some((p.blob_key.clone(), best.spec.format.ext()))
 }
 
 /// The entries of a folder zip, in the given order, named
 /// `{n}-{photo id}.{ext}`: the originals (`full`) or the best render of
 /// each photo that has one.
-pub fn zip_entries(photos: &[&ImageRow], renders: &[RenderRow], full: bool) -> Vec<Entry> {
+pub fn zip_entries(photos: &[&Image], renders: &[Render], full: bool) -> Vec<Entry> {
     let mut entries = Vec::with_capacity(photos.len());
     for (n, image) in photos.iter().enumerate() {
         let found = if full {
-            Some((image.original_key.clone(), image.format.clone()))
+            Some((image.original_key.clone(), image.format.ext()))
         } else {
             best_render(image, renders)
         };

@@ -1,15 +1,22 @@
 //! What visitors get: the folder pages (`/s/{token}`, `/a/{alias}`,
-//! `/albums/{id}`), the owner's preview of them, the Atom feed and the
-//! zip of a folder that allows downloads. Anything that is not live
-//! resolves to 2001, which the routes answer with a bare 404.
+//! `/albums/{id}`), the owner's preview of them, the Atom feed, the zip of
+//! a folder that allows downloads, and a public photo's page (`/p/{id}`).
+//! Anything that is not live resolves to 2001, which the routes answer
+//! with a bare 404.
 
-use super::html::{self, AlbumPage, Feed, FeedContent, FeedEntry, Grid};
+use super::html::{self, AlbumPage, Feed, FeedContent, FeedEntry, Grid, PhotoPage};
 use super::stats::{stats, Stats};
-use super::view::{photo_view, zip_entries, PhotoView};
-use super::{Folder, Sharing, PRIVATE, PUBLIC, UNLISTED};
+use super::view::{facts, folder_exif, photo_view, whole_frames, zip_entries, PhotoView};
+use super::{Folder, Sharing};
 use crate::archive::Entry;
 use crate::auth::secrets;
-use crate::db::{AlbumRow, ImageRow};
+use crate::domain::album::Album;
+use crate::domain::album::PublishMode;
+use crate::domain::alias::{self, AliasState};
+use crate::domain::image::Image;
+use crate::domain::sharing::{visitor_state, VisitorState};
+use crate::domain::urls;
+use crate::images::Images;
 use crate::{time, Error, Result};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
@@ -29,6 +36,17 @@ pub enum Address {
     Album(Uuid),
 }
 
+impl Address {
+    /// The page's path as the visitor reached it.
+    pub fn path(&self) -> String {
+        match self {
+            Address::Token(t) => urls::shared(t),
+            Address::Alias(a) => urls::alias(a),
+            Address::Album(id) => urls::album(*id),
+        }
+    }
+}
+
 pub enum Visit {
     Page {
         html: String,
@@ -42,7 +60,7 @@ pub enum Visit {
 pub struct Preview {
     pub html: String,
     pub stylesheet_url: String,
-    pub visitor_state: &'static str,
+    pub visitor_state: VisitorState,
     pub stats: Stats,
     pub next_after: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -62,7 +80,7 @@ fn parse_cursor(after: &str) -> Result<Uuid> {
 
 /// The photos after the cursor photo, and the next cursor ("" at the end).
 /// A cursor photo that is no longer visible is 2003: start again.
-fn page<'a>(visible: &[&'a ImageRow], after: Option<&str>) -> Result<(Vec<&'a ImageRow>, String)> {
+fn page<'a>(visible: &[&'a Image], after: Option<&str>) -> Result<(Vec<&'a Image>, String)> {
     let start = match after.filter(|a| !a.is_empty()) {
         None => 0,
         Some(a) => {
@@ -72,7 +90,7 @@ fn page<'a>(visible: &[&'a ImageRow], after: Option<&str>) -> Result<(Vec<&'a Im
         }
     };
     let rest = visible.get(start..).unwrap_or_default();
-    let shown: Vec<&ImageRow> = rest.iter().take(PAGE_SIZE).copied().collect();
+    let shown: Vec<&Image> = rest.iter().take(PAGE_SIZE).copied().collect();
     let next = match shown.last() {
         Some(last) if rest.len() > PAGE_SIZE => cursor(last.id),
         _ => String::new(),
@@ -82,43 +100,30 @@ fn page<'a>(visible: &[&'a ImageRow], after: Option<&str>) -> Result<(Vec<&'a Im
 
 /// A folder found by a visitor's address, with the path it was reached by.
 struct Found {
-    album: AlbumRow,
+    album: Album,
     base: String,
 }
 
 impl Sharing {
-    fn visitor_state(&self, folder: &Folder) -> &'static str {
-        let a = &folder.album;
-        if a.taken_down_at.is_some() {
-            "taken_down"
-        } else if a.mode == PRIVATE || !self.server_publishing {
-            "private"
-        } else if folder.visible().next().is_none() {
-            "empty"
-        } else {
-            "visible"
-        }
-    }
-
-    async fn views(&self, folder: &Folder, photos: &[&ImageRow]) -> Result<Vec<PhotoView>> {
+    async fn views(&self, folder: &Folder, photos: &[&Image]) -> Result<Vec<PhotoView>> {
         let renders = self.renders_of(photos).await?;
-        let mut views = Vec::with_capacity(photos.len());
-        for p in photos {
-            if let Some(v) = photo_view(p, &renders, &folder.policy, &self.image_host)? {
-                views.push(v);
-            }
-        }
-        Ok(views)
+        Ok(photos
+            .iter()
+            .filter_map(|p| {
+                let shown = folder_exif(p, folder.policy());
+                photo_view(p, &renders, shown, &self.image_host)
+            })
+            .collect())
     }
 
     /// The grid fragment and the next cursor.
     async fn grid(&self, folder: &Folder, after: Option<&str>) -> Result<(String, String)> {
-        let visible: Vec<&ImageRow> = folder.visible().collect();
+        let visible: Vec<&Image> = folder.visible().collect();
         let (shown, next_after) = page(&visible, after)?;
         let photos = self.views(folder, &shown).await?;
         let grid = Grid {
             photos: &photos,
-            download: folder.policy.allow_download,
+            download: folder.policy().allow_download,
             first_page: after.is_none_or(str::is_empty),
             next_after: &next_after,
         };
@@ -136,17 +141,18 @@ impl Sharing {
     pub async fn preview(&self, owner: Uuid, album: Uuid, after: Option<&str>) -> Result<Preview> {
         let folder = self.folder(self.owned(owner, album).await?).await?;
         let (html, next_after) = self.grid(&folder, after).await?;
+        let any_visible = folder.visible().next().is_some();
         Ok(Preview {
             html,
-            stylesheet_url: format!("{}{}", self.base_url, html::STYLESHEET_PATH),
-            visitor_state: self.visitor_state(&folder),
-            stats: stats(&folder.images, &folder.policy),
+            stylesheet_url: urls::absolute(&self.base_url, urls::routes::STYLESHEET),
+            visitor_state: visitor_state(&folder.album, self.server_publishing, any_visible),
+            stats: stats(&folder.images, folder.policy()),
             next_after,
             og_image_url: self.cover_url(&folder).await?,
         })
     }
 
-    async fn live(&self, id: Uuid, mode: &str) -> Result<AlbumRow> {
+    async fn live(&self, id: Uuid, mode: PublishMode) -> Result<Album> {
         let album = self.repo.album(None, id).await?.ok_or(Error::NotFound)?;
         if !self.is_live(&album) || album.mode != mode {
             return Err(Error::NotFound);
@@ -154,47 +160,38 @@ impl Sharing {
         Ok(album)
     }
 
+    /// The folder an address names, or where a previous alias now points.
     async fn find(&self, address: &Address) -> Result<std::result::Result<Found, String>> {
-        match address {
+        let mut base = address.path();
+        let album = match address {
             Address::Token(token) => {
                 let link = self.repo.link_by_hash(&secrets::hash(token)).await?;
-                let link = link.filter(|l| l.retired_at.is_none());
-                let album = self.live(link.ok_or(Error::NotFound)?.album_id, UNLISTED);
-                let base = format!("/s/{token}");
-                Ok(Ok(Found {
-                    album: album.await?,
-                    base,
-                }))
+                let link = link.filter(|l| l.is_live()).ok_or(Error::NotFound)?;
+                self.live(link.album_id, PublishMode::Unlisted).await?
             }
-            Address::Alias(alias) => {
-                let alias = alias.to_lowercase();
+            Address::Alias(name) => {
+                let name = name.to_lowercase();
+                base = urls::alias(&name);
                 // Nothing malformed reaches the database (PostgreSQL refuses a NUL).
-                if !super::aliases::syntax_ok(&alias) {
+                if !alias::syntax_ok(&name) {
                     return Err(Error::NotFound);
                 }
-                let row = self.repo.alias(&alias).await?.ok_or(Error::NotFound)?;
-                let album = self.live(row.album_id, PUBLIC).await?;
-                match row.state.as_str() {
-                    "current" => Ok(Ok(Found {
-                        album,
-                        base: format!("/a/{alias}"),
-                    })),
-                    "previous" => {
+                let row = self.repo.alias(&name).await?.ok_or(Error::NotFound)?;
+                let album = self.live(row.album_id, PublishMode::Public).await?;
+                match row.state {
+                    AliasState::Current => album,
+                    AliasState::Previous => {
                         let all = self.repo.aliases_of(album.id).await?;
-                        let primary = all.iter().find(|a| a.state == "current");
-                        Ok(Err(match primary {
-                            Some(p) => format!("/a/{}", p.alias),
-                            None => format!("/albums/{}", album.id),
-                        }))
+                        let primary = all.iter().find(|a| a.state == AliasState::Current);
+                        let primary = primary.map(|p| p.alias.as_str());
+                        return Ok(Err(urls::public_album(primary, album.id)));
                     }
-                    _ => Err(Error::NotFound),
+                    AliasState::Expired | AliasState::Released => return Err(Error::NotFound),
                 }
             }
-            Address::Album(id) => Ok(Ok(Found {
-                album: self.live(*id, PUBLIC).await?,
-                base: format!("/albums/{id}"),
-            })),
-        }
+            Address::Album(id) => self.live(*id, PublishMode::Public).await?,
+        };
+        Ok(Ok(Found { album, base }))
     }
 
     /// A visitor page, or where a previous alias now points.
@@ -203,23 +200,23 @@ impl Sharing {
             Ok(f) => f,
             Err(to) => return Ok(Visit::Redirect(to)),
         };
-        let unlisted = found.album.mode == UNLISTED;
+        let unlisted = found.album.mode == PublishMode::Unlisted;
         let folder = self.folder(found.album).await?;
         let (grid, _) = self.grid(&folder, after).await?;
         let cover = self.cover_url(&folder).await?;
-        let feed = format!("{}/feed.xml", found.base);
-        let zip = format!("{}/download.zip", found.base);
+        let feed = urls::feed(&found.base);
+        let zip = urls::zip(&found.base);
         let a = &folder.album;
         let page = AlbumPage {
             name: &a.name,
             description: &a.description,
-            stylesheet: html::STYLESHEET_PATH,
+            stylesheet: urls::routes::STYLESHEET,
             noindex: unlisted,
             og_image: cover.as_deref(),
-            feed_url: (folder.policy.feed && !unlisted).then_some(feed.as_str()),
+            feed_url: (a.policy.feed && !unlisted).then_some(feed.as_str()),
             cover: cover.as_deref(),
-            cover_focus: &folder.policy.cover_focus,
-            download_url: folder.policy.allow_download.then_some(zip.as_str()),
+            cover_focus: a.policy.cover_focus,
+            download_url: a.policy.allow_download.then_some(zip.as_str()),
             grid: &grid,
         };
         Ok(Visit::Page {
@@ -232,10 +229,10 @@ impl Sharing {
     pub async fn feed(&self, address: &Address) -> Result<String> {
         let found = self.find(address).await?.map_err(|_| Error::NotFound)?;
         let folder = self.folder(found.album).await?;
-        if folder.album.mode != PUBLIC || !folder.policy.feed {
+        if folder.album.mode != PublishMode::Public || !folder.policy().feed {
             return Err(Error::NotFound);
         }
-        let visible: Vec<&ImageRow> = folder.visible().take(FEED_SIZE).collect();
+        let visible: Vec<&Image> = folder.visible().take(FEED_SIZE).collect();
         let photos = self.views(&folder, &visible).await?;
         let mut entries = Vec::with_capacity(photos.len());
         for p in &photos {
@@ -253,11 +250,11 @@ impl Sharing {
         }
         let newest = photos.iter().map(|p| p.created_at).max();
         let updated = newest.or(folder.album.published_at).unwrap_or_default();
-        let page_url = format!("{}{}", self.base_url, found.base);
+        let page_url = urls::absolute(&self.base_url, &found.base);
         let feed = Feed {
             name: &folder.album.name,
             description: &folder.album.description,
-            self_url: &format!("{page_url}/feed.xml"),
+            self_url: &urls::feed(&page_url),
             page_url: &page_url,
             updated: &time::rfc3339(updated),
             entries: &entries,
@@ -270,13 +267,35 @@ impl Sharing {
     pub async fn visitor_archive(&self, address: &Address) -> Result<Vec<Entry>> {
         let found = self.find(address).await?.map_err(|_| Error::NotFound)?;
         let folder = self.folder(found.album).await?;
-        if !folder.policy.allow_download {
+        if !folder.policy().allow_download {
             return Err(Error::NotFound);
         }
-        let visible: Vec<&ImageRow> = folder.visible().collect();
+        let visible: Vec<&Image> = folder.visible().collect();
         let renders = self.renders_of(&visible).await?;
         Ok(zip_entries(&visible, &renders, false))
     }
+}
+
+/// `/p/{id}`: the page of a photo `image.getPublic` shows.
+pub async fn photo_page(images: &Images, id: Uuid) -> Result<String> {
+    let public = images.get_public(id).await?;
+    let frames = whole_frames(public.width, public.height, &public.renders);
+    let main = frames.last().copied();
+    let page = PhotoPage {
+        title: public.title.clone(),
+        description: public.description.clone(),
+        og_image: main.map(|r| r.url.clone()),
+        src: main.map(|r| r.url.clone()),
+        srcset: frames
+            .iter()
+            .map(|r| format!("{} {}w", r.url, r.width))
+            .collect::<Vec<_>>()
+            .join(", "),
+        width: main.map_or(0, |r| r.width),
+        height: main.map_or(0, |r| r.height),
+        facts: facts(&public.exif),
+    };
+    html::render(&page)
 }
 
 #[cfg(test)]

@@ -1,9 +1,13 @@
 //! `AlbumRepo` for `SqlRepo`.
 
-use super::images::{image_row, IMAGE_COLS};
-use super::{flag, uuid, SqlRepo};
+use super::images::{cover_in_taken_down_folder, image_row, IMAGE_COLS};
+use super::{flag, json, lock_parent, map_rows, opt_state, opt_uuid, state, uuid, SqlRepo};
 use crate::db::albums::*;
-use crate::db::ImageRow;
+use crate::domain::album::Album;
+use crate::domain::album::{Policy, PublishMode};
+use crate::domain::crop::CropSpec;
+use crate::domain::image::Image;
+use crate::domain::moderation::Takedown;
 use crate::Result;
 use async_trait::async_trait;
 use sqlx::any::AnyRow;
@@ -15,29 +19,40 @@ pub(super) const ALBUM_COLS: &str =
      a.last_published_mode, a.published_at, a.policy, a.cover_image_id, a.taken_down_at, \
      a.takedown_reason, (SELECT COUNT(*) FROM images i WHERE i.album_id = a.id) AS image_count";
 
-pub(super) fn album_row(r: &AnyRow) -> Result<AlbumRow> {
-    let cover: Option<String> = r.try_get("cover_image_id")?;
-    Ok(AlbumRow {
+pub(super) fn album_row(r: &AnyRow) -> Result<Album> {
+    Ok(Album {
         id: uuid(r, "id")?,
         owner_id: uuid(r, "owner_id")?,
         name: r.try_get("name")?,
         description: r.try_get("description")?,
         is_default: flag(r, "is_default")?,
         created_at: r.try_get("created_at")?,
-        mode: r.try_get("mode")?,
-        last_published_mode: r.try_get("last_published_mode")?,
+        mode: state(r, "mode", PublishMode::parse)?,
+        last_published_mode: opt_state(r, "last_published_mode", PublishMode::parse)?,
         published_at: r.try_get("published_at")?,
-        policy: r.try_get("policy")?,
-        cover_image_id: cover.and_then(|c| Uuid::parse_str(&c).ok()),
-        taken_down_at: r.try_get("taken_down_at")?,
-        takedown_reason: r.try_get("takedown_reason")?,
+        policy: Policy::parse(&r.try_get::<String, _>("policy")?),
+        cover_image_id: opt_uuid(r, "cover_image_id")?,
+        takedown: Takedown {
+            at: r.try_get("taken_down_at")?,
+            reason: r.try_get("takedown_reason")?,
+        },
         image_count: r.try_get("image_count")?,
     })
 }
 
+/// A default policy is stored as `{}`, like the migration's default, so
+/// that a later change of a default reaches folders that never chose.
+fn stored_policy(p: &Policy) -> String {
+    if *p == Policy::default() {
+        "{}".into()
+    } else {
+        p.to_json()
+    }
+}
+
 #[async_trait]
 impl AlbumRepo for SqlRepo {
-    async fn insert_album(&self, a: &AlbumRow) -> Result<()> {
+    async fn insert_album(&self, a: &Album) -> Result<()> {
         sqlx::query(
             "INSERT INTO albums (id, owner_id, name, description, is_default, created_at, mode, policy) \
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
@@ -48,14 +63,14 @@ impl AlbumRepo for SqlRepo {
         .bind(&a.description)
         .bind(a.is_default as i64)
         .bind(a.created_at)
-        .bind(&a.mode)
-        .bind(&a.policy)
+        .bind(a.mode.as_str())
+        .bind(stored_policy(&a.policy))
         .execute(&self.pool)
         .await?;
         Ok(())
     }
 
-    async fn album(&self, owner: Option<Uuid>, id: Uuid) -> Result<Option<AlbumRow>> {
+    async fn album(&self, owner: Option<Uuid>, id: Uuid) -> Result<Option<Album>> {
         let q = format!(
             "SELECT {ALBUM_COLS} FROM albums a WHERE a.id = $1 AND a.deleted_at IS NULL \
              AND ($2 = '' OR a.owner_id = $2)"
@@ -68,7 +83,7 @@ impl AlbumRepo for SqlRepo {
         row.as_ref().map(album_row).transpose()
     }
 
-    async fn albums_of(&self, owner: Uuid) -> Result<Vec<AlbumRow>> {
+    async fn albums_of(&self, owner: Uuid) -> Result<Vec<Album>> {
         let q = format!(
             "SELECT {ALBUM_COLS} FROM albums a WHERE a.owner_id = $1 AND a.deleted_at IS NULL \
              ORDER BY a.is_default DESC, a.created_at, a.id"
@@ -77,7 +92,7 @@ impl AlbumRepo for SqlRepo {
             .bind(owner.to_string())
             .fetch_all(&self.pool)
             .await?;
-        rows.iter().map(album_row).collect()
+        map_rows(&rows, album_row)
     }
 
     async fn update_album(
@@ -129,14 +144,22 @@ impl AlbumRepo for SqlRepo {
             .iter()
             .map(|r| uuid(r, "id"))
             .collect::<Result<Vec<_>>>()?;
-        sqlx::query("UPDATE images SET album_id = $2, position = NULL WHERE album_id = $1")
-            .bind(id.to_string())
-            .bind(to.to_string())
-            .execute(&mut *tx)
-            .await?;
+        sqlx::query(
+            "UPDATE images SET album_id = $2, position = NULL, membership = membership + 1 \
+             WHERE album_id = $1",
+        )
+        .bind(id.to_string())
+        .bind(to.to_string())
+        .execute(&mut *tx)
+        .await?;
+        cover_in_taken_down_folder(&mut *tx, "i.album_id", to).await?;
+        // A taken-down folder's aliases stay as they are (and count against
+        // the quota) until it is restored: moderation is not undone by
+        // deleting.
         sqlx::query(
             "UPDATE aliases SET state = 'released', expires_at = $2 \
-             WHERE album_id = $1 AND state <> 'released'",
+             WHERE album_id = $1 AND state <> 'released' \
+             AND NOT EXISTS (SELECT 1 FROM albums d WHERE d.id = $1 AND d.taken_down_at IS NOT NULL)",
         )
         .bind(id.to_string())
         .bind(hold_until)
@@ -157,7 +180,7 @@ impl AlbumRepo for SqlRepo {
         Ok(Some(moved))
     }
 
-    async fn album_images(&self, album: Uuid) -> Result<Vec<ImageRow>> {
+    async fn album_images(&self, album: Uuid) -> Result<Vec<Image>> {
         let q = format!(
             "SELECT {IMAGE_COLS} FROM images WHERE album_id = $1 ORDER BY sort_at DESC, id DESC"
         );
@@ -165,7 +188,7 @@ impl AlbumRepo for SqlRepo {
             .bind(album.to_string())
             .fetch_all(&self.pool)
             .await?;
-        rows.iter().map(image_row).collect()
+        map_rows(&rows, image_row)
     }
 
     async fn set_positions(&self, album: Uuid, ids: &[Uuid]) -> Result<()> {
@@ -182,30 +205,37 @@ impl AlbumRepo for SqlRepo {
         Ok(())
     }
 
-    async fn album_crops(&self, album: Uuid) -> Result<Vec<(String, String)>> {
+    async fn album_crops(&self, album: Uuid) -> Result<Vec<CropSpec>> {
         let rows = sqlx::query(
             "SELECT code, spec FROM album_crops WHERE album_id = $1 ORDER BY created_at, code",
         )
         .bind(album.to_string())
         .fetch_all(&self.pool)
         .await?;
-        rows.iter()
-            .map(|r| Ok((r.try_get("code")?, r.try_get("spec")?)))
-            .collect()
+        rows.iter().map(|r| json(r, "spec")).collect()
     }
 
-    async fn set_album_crop(&self, album: Uuid, code: &str, spec: &str, now: i64) -> Result<()> {
-        sqlx::query(
-            "INSERT INTO album_crops (album_id, code, spec, created_at) VALUES ($1, $2, $3, $4) \
+    async fn set_album_crop(&self, album: Uuid, spec: &CropSpec, now: i64) -> Result<bool> {
+        let limit = crate::limits::MAX_FOLDER_RULES as i64;
+        let mut tx = self.pool.begin().await?;
+        // Rule changes of one folder queue on its row, so each counts the
+        // others' rules.
+        lock_parent(&mut tx, self.engine, "albums", album).await?;
+        let written = sqlx::query(
+            "INSERT INTO album_crops (album_id, code, spec, created_at) \
+             SELECT $1, $2, $3, $4 \
+             WHERE (SELECT COUNT(*) FROM album_crops WHERE album_id = $1 AND code <> $2) < $5 \
              ON CONFLICT (album_id, code) DO UPDATE SET spec = excluded.spec",
         )
         .bind(album.to_string())
-        .bind(code)
-        .bind(spec)
+        .bind(&spec.code)
+        .bind(spec.to_json())
         .bind(now)
-        .execute(&self.pool)
+        .bind(limit)
+        .execute(&mut *tx)
         .await?;
-        Ok(())
+        tx.commit().await?;
+        Ok(written.rows_affected() > 0)
     }
 
     async fn delete_album_crop(&self, album: Uuid, code: &str) -> Result<bool> {
@@ -239,10 +269,10 @@ impl AlbumRepo for SqlRepo {
         Ok(row.try_get("id")?)
     }
 
-    async fn set_policy(&self, album: Uuid, policy: &str) -> Result<()> {
+    async fn set_policy(&self, album: Uuid, policy: &Policy) -> Result<()> {
         sqlx::query("UPDATE albums SET policy = $2 WHERE id = $1")
             .bind(album.to_string())
-            .bind(policy)
+            .bind(stored_policy(policy))
             .execute(&self.pool)
             .await?;
         Ok(())

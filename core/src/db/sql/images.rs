@@ -1,84 +1,65 @@
 //! `ImageRepo` for `SqlRepo`.
 
-use super::{uuid, Engine, SqlRepo};
+use super::renders::insert_render;
+use super::{lenient, map_rows, opt_state, state, unsigned, uuid, SqlRepo};
 use crate::db::images::*;
+use crate::db::RenderRepo;
+use crate::domain::crop::Format;
+use crate::domain::image::{Image, ImageStatus, Visibility};
+use crate::domain::moderation::Takedown;
+use crate::domain::render::Render;
 use crate::Result;
 use async_trait::async_trait;
 use sqlx::any::AnyRow;
-use sqlx::{Executor, Row};
+use sqlx::Row;
 use uuid::Uuid;
 
 const IMAGE_INSERT_COLS: &str =
     "id, owner_id, album_id, title, description, status, format, width, height, \
      size_bytes, original_key, exif, exif_visibility, visibility, taken_at, sort_at, created_at";
 
+/// `taken_down_at`/`takedown_reason` are the photo's effective takedown:
+/// its own, else one carried from a folder it was in when that folder was
+/// taken down, else its current folder's. Used as `... FROM images`.
 pub(super) const IMAGE_COLS: &str =
     "id, owner_id, album_id, title, description, status, format, width, height, \
      size_bytes, original_key, exif, exif_visibility, visibility, taken_at, sort_at, created_at, \
-     position, taken_down_at, takedown_reason";
+     position, membership, \
+     COALESCE(taken_down_at, \
+       (SELECT MIN(c.at) FROM takedown_covers c WHERE c.image_id = images.id), \
+       (SELECT a.taken_down_at FROM albums a WHERE a.id = images.album_id)) AS taken_down_at, \
+     CASE WHEN taken_down_at IS NOT NULL THEN takedown_reason ELSE COALESCE( \
+       (SELECT c.reason FROM takedown_covers c WHERE c.image_id = images.id \
+        ORDER BY c.at LIMIT 1), \
+       (SELECT a.takedown_reason FROM albums a WHERE a.id = images.album_id)) \
+     END AS takedown_reason";
 
-pub(super) fn image_row(r: &AnyRow) -> Result<ImageRow> {
-    Ok(ImageRow {
+pub(super) fn image_row(r: &AnyRow) -> Result<Image> {
+    Ok(Image {
         id: uuid(r, "id")?,
         owner_id: uuid(r, "owner_id")?,
         album_id: uuid(r, "album_id")?,
         title: r.try_get("title")?,
         description: r.try_get("description")?,
-        status: r.try_get("status")?,
-        format: r.try_get("format")?,
-        width: r.try_get("width")?,
-        height: r.try_get("height")?,
-        size_bytes: r.try_get("size_bytes")?,
+        status: state(r, "status", ImageStatus::parse)?,
+        format: state(r, "format", Format::parse)?,
+        width: unsigned(r, "width")?,
+        height: unsigned(r, "height")?,
+        size_bytes: unsigned(r, "size_bytes")?,
         original_key: r.try_get("original_key")?,
-        exif: r.try_get("exif")?,
-        exif_visibility: r.try_get("exif_visibility")?,
-        visibility: r.try_get("visibility")?,
+        exif: lenient(r, "exif")?,
+        exif_visibility: lenient(r, "exif_visibility")?,
+        visibility: opt_state(r, "visibility", Visibility::parse)?,
         taken_at: r.try_get("taken_at")?,
         sort_at: r.try_get("sort_at")?,
         created_at: r.try_get("created_at")?,
         position: r.try_get("position")?,
-        taken_down_at: r.try_get("taken_down_at")?,
-        takedown_reason: r.try_get("takedown_reason")?,
+        membership: r.try_get("membership")?,
+        takedown: Takedown {
+            at: r.try_get("taken_down_at")?,
+            reason: r.try_get("takedown_reason")?,
+        },
     })
-}
-
-const RENDER_COLS: &str =
-    "image_id, code, spec, version, produced_version, width, height, size_bytes, blob_key";
-
-pub(super) fn render_row(r: &AnyRow) -> Result<RenderRow> {
-    Ok(RenderRow {
-        image_id: uuid(r, "image_id")?,
-        code: r.try_get("code")?,
-        spec: r.try_get("spec")?,
-        version: r.try_get("version")?,
-        produced_version: r.try_get("produced_version")?,
-        width: r.try_get("width")?,
-        height: r.try_get("height")?,
-        size_bytes: r.try_get("size_bytes")?,
-        blob_key: r.try_get("blob_key")?,
-    })
-}
-
-/// `$1, $2, …, $n`.
-pub(super) fn placeholders(n: usize) -> String {
-    (1..=n)
-        .map(|i| format!("${i}"))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-async fn insert_render<'e>(
-    db: impl Executor<'e, Database = sqlx::Any>,
-    r: &RenderRow,
-) -> Result<()> {
-    sqlx::query("INSERT INTO renders (image_id, code, spec, version) VALUES ($1, $2, $3, $4)")
-        .bind(r.image_id.to_string())
-        .bind(&r.code)
-        .bind(&r.spec)
-        .bind(r.version)
-        .execute(db)
-        .await?;
-    Ok(())
 }
 
 #[async_trait]
@@ -101,7 +82,7 @@ impl ImageRepo for SqlRepo {
         uuid(&row, "id")
     }
 
-    async fn insert_image(&self, i: &ImageRow, renders: &[RenderRow]) -> Result<()> {
+    async fn insert_image(&self, i: &Image, renders: &[Render]) -> Result<()> {
         let mut tx = self.pool.begin().await?;
         sqlx::query(&format!(
             "INSERT INTO images ({IMAGE_INSERT_COLS}) VALUES \
@@ -112,15 +93,15 @@ impl ImageRepo for SqlRepo {
         .bind(i.album_id.to_string())
         .bind(&i.title)
         .bind(&i.description)
-        .bind(&i.status)
-        .bind(&i.format)
-        .bind(i.width)
-        .bind(i.height)
-        .bind(i.size_bytes)
+        .bind(i.status.as_str())
+        .bind(i.format.as_str())
+        .bind(i64::from(i.width))
+        .bind(i64::from(i.height))
+        .bind(i.size_bytes as i64)
         .bind(&i.original_key)
-        .bind(&i.exif)
-        .bind(&i.exif_visibility)
-        .bind(i.visibility.clone())
+        .bind(to_json(&i.exif))
+        .bind(to_json(&i.exif_visibility))
+        .bind(i.visibility.map(|v| v.as_str()))
         .bind(i.taken_at)
         .bind(i.sort_at)
         .bind(i.created_at)
@@ -129,12 +110,13 @@ impl ImageRepo for SqlRepo {
         for r in renders {
             insert_render(&mut *tx, r).await?;
         }
+        cover_in_taken_down_folder(&mut *tx, "i.id", i.id).await?;
         super::outbox::add(&mut tx, i.id, i.created_at).await?;
         tx.commit().await?;
         Ok(())
     }
 
-    async fn image(&self, owner: Option<Uuid>, id: Uuid) -> Result<Option<ImageRow>> {
+    async fn image(&self, owner: Option<Uuid>, id: Uuid) -> Result<Option<Image>> {
         let q =
             format!("SELECT {IMAGE_COLS} FROM images WHERE id = $1 AND ($2 = '' OR owner_id = $2)");
         let row = sqlx::query(&q)
@@ -151,166 +133,44 @@ impl ImageRepo for SqlRepo {
         album: Option<Uuid>,
         after: Option<(i64, Uuid)>,
         limit: i64,
-    ) -> Result<Vec<ImageRow>> {
+    ) -> Result<Vec<Image>> {
         let (sort_at, id) = after
             .map(|(s, i)| (s, i.to_string()))
-            .unwrap_or((i64::MAX, String::new()));
+            .unwrap_or((i64::MAX, "~".to_owned()));
+        // One query per shape, each a keyset walk of an index in its order
+        // (owner or folder, then sort_at, id): a row comparison, which
+        // PostgreSQL turns into an index bound rather than a filter.
+        let (scope, key) = match album {
+            Some(a) => ("album_id = $1", a.to_string()),
+            None => ("owner_id = $1", owner.to_string()),
+        };
         let q = format!(
-            "SELECT {IMAGE_COLS} FROM images WHERE owner_id = $1 AND ($2 = '' OR album_id = $2) \
-             AND (sort_at < $3 OR (sort_at = $3 AND ($4 = '' OR id < $4))) \
-             ORDER BY sort_at DESC, id DESC LIMIT $5"
+            "SELECT {IMAGE_COLS} FROM images WHERE {scope} AND owner_id = $2 \
+             AND (sort_at, id) < ($3, $4) ORDER BY sort_at DESC, id DESC LIMIT $5"
         );
         let rows = sqlx::query(&q)
+            .bind(key)
             .bind(owner.to_string())
-            .bind(album.map(|a| a.to_string()).unwrap_or_default())
             .bind(sort_at)
             .bind(id)
             .bind(limit)
             .fetch_all(&self.pool)
             .await?;
-        rows.iter().map(image_row).collect()
+        map_rows(&rows, image_row)
     }
 
-    async fn renders(&self, image_id: Uuid) -> Result<Vec<RenderRow>> {
-        let q = format!("SELECT {RENDER_COLS} FROM renders WHERE image_id = $1 ORDER BY code");
-        let rows = sqlx::query(&q)
-            .bind(image_id.to_string())
-            .fetch_all(&self.pool)
-            .await?;
-        rows.iter().map(render_row).collect()
-    }
-
-    async fn renders_of(&self, image_ids: &[Uuid]) -> Result<Vec<RenderRow>> {
-        if image_ids.is_empty() {
-            return Ok(Vec::new());
-        }
-        let q = format!(
-            "SELECT {RENDER_COLS} FROM renders WHERE image_id IN ({}) ORDER BY image_id, code",
-            placeholders(image_ids.len())
-        );
-        let mut query = sqlx::query(&q);
-        for id in image_ids {
-            query = query.bind(id.to_string());
-        }
-        let rows = query.fetch_all(&self.pool).await?;
-        rows.iter().map(render_row).collect()
-    }
-
-    async fn custom_crops_of(&self, image_ids: &[Uuid]) -> Result<Vec<(Uuid, String)>> {
-        if image_ids.is_empty() {
-            return Ok(Vec::new());
-        }
-        let q = format!(
-            "SELECT image_id, spec FROM custom_crops WHERE image_id IN ({}) \
-             ORDER BY created_at, code",
-            placeholders(image_ids.len())
-        );
-        let mut query = sqlx::query(&q);
-        for id in image_ids {
-            query = query.bind(id.to_string());
-        }
-        let rows = query.fetch_all(&self.pool).await?;
-        rows.iter()
-            .map(|r| Ok((uuid(r, "image_id")?, r.try_get("spec")?)))
-            .collect()
-    }
-
-    async fn set_render_spec(
-        &self,
-        image_id: Uuid,
-        code: &str,
-        spec: &str,
-        source: SpecSource,
-    ) -> Result<()> {
-        // On PostgreSQL the share lock makes a concurrent delete of the crop
-        // either wait for this insert or be seen by it; SQLite runs one
-        // writing statement at a time.
-        let lock = match self.engine {
-            Engine::Postgres => " FOR KEY SHARE",
-            Engine::Sqlite => "",
-        };
-        let guard = match source {
-            SpecSource::Preset => "TRUE".to_owned(),
-            SpecSource::FolderRule => format!(
-                "EXISTS (SELECT 1 FROM album_crops c JOIN images i ON i.album_id = c.album_id \
-                 WHERE i.id = $1 AND c.code = $2{lock})"
-            ),
-            SpecSource::Custom => format!(
-                "EXISTS (SELECT 1 FROM custom_crops WHERE image_id = $1 AND code = $2{lock})"
-            ),
-        };
-        let sql = format!(
-            "INSERT INTO renders (image_id, code, spec, version) SELECT $1, $2, $3, 1 WHERE {guard} \
-             ON CONFLICT (image_id, code) DO UPDATE \
-             SET spec = excluded.spec, version = renders.version + 1 WHERE renders.spec <> excluded.spec"
-        );
-        sqlx::query(&sql)
-            .bind(image_id.to_string())
-            .bind(code)
-            .bind(spec)
-            .execute(&self.pool)
-            .await?;
-        Ok(())
-    }
-
-    async fn remove_renders_except(&self, image_id: Uuid, keep: &[String]) -> Result<Vec<String>> {
-        let gone: Vec<RenderRow> = self
-            .renders(image_id)
-            .await?
-            .into_iter()
-            .filter(|r| !keep.contains(&r.code))
-            .collect();
-        for r in &gone {
-            sqlx::query("DELETE FROM renders WHERE image_id = $1 AND code = $2")
-                .bind(image_id.to_string())
-                .bind(&r.code)
-                .execute(&self.pool)
-                .await?;
-        }
-        Ok(gone.into_iter().filter_map(|r| r.blob_key).collect())
-    }
-
-    async fn render_produced(&self, r: &RenderRow) -> Result<(bool, Option<String>)> {
-        let before = sqlx::query("SELECT blob_key FROM renders WHERE image_id = $1 AND code = $2")
-            .bind(r.image_id.to_string())
-            .bind(&r.code)
-            .fetch_optional(&self.pool)
-            .await?;
-        let old: Option<String> = match before {
-            Some(row) => row.try_get("blob_key")?,
-            None => return Ok((false, None)),
-        };
-        let done = sqlx::query(
-            "UPDATE renders SET produced_version = $3, width = $4, height = $5, size_bytes = $6, blob_key = $7 \
-             WHERE image_id = $1 AND code = $2 AND version = $3",
-        )
-        .bind(r.image_id.to_string())
-        .bind(&r.code)
-        .bind(r.version)
-        .bind(r.width)
-        .bind(r.height)
-        .bind(r.size_bytes)
-        .bind(r.blob_key.clone())
-        .execute(&self.pool)
-        .await?;
-        Ok((
-            done.rows_affected() > 0,
-            old.filter(|o| Some(o) != r.blob_key.as_ref()),
-        ))
-    }
-
-    async fn set_status(&self, image_id: Uuid, status: &str) -> Result<()> {
+    async fn set_status(&self, image_id: Uuid, status: ImageStatus) -> Result<()> {
         sqlx::query("UPDATE images SET status = $2 WHERE id = $1")
             .bind(image_id.to_string())
-            .bind(status)
+            .bind(status.as_str())
             .execute(&self.pool)
             .await?;
         Ok(())
     }
 
-    async fn images_with_status(&self, status: &str) -> Result<Vec<Uuid>> {
+    async fn images_with_status(&self, status: ImageStatus) -> Result<Vec<Uuid>> {
         let rows = sqlx::query("SELECT id FROM images WHERE status = $1 ORDER BY created_at")
-            .bind(status)
+            .bind(status.as_str())
             .fetch_all(&self.pool)
             .await?;
         rows.iter().map(|r| uuid(r, "id")).collect()
@@ -328,8 +188,10 @@ impl ImageRepo for SqlRepo {
     }
 
     async fn update_image(&self, owner: Uuid, id: Uuid, c: &ImageChange) -> Result<bool> {
+        let mut tx = self.pool.begin().await?;
         let done = sqlx::query(
             "UPDATE images SET title = COALESCE($3, title), description = COALESCE($4, description), \
+             membership = membership + CASE WHEN $5 IS NULL OR $5 = album_id THEN 0 ELSE 1 END, \
              album_id = COALESCE($5, album_id), visibility = COALESCE($6, visibility), \
              exif_visibility = COALESCE($7, exif_visibility) WHERE id = $1 AND owner_id = $2",
         )
@@ -338,10 +200,14 @@ impl ImageRepo for SqlRepo {
         .bind(c.title.clone())
         .bind(c.description.clone())
         .bind(c.album_id.map(|a| a.to_string()))
-        .bind(c.visibility.clone())
-        .bind(c.exif_visibility.clone())
-        .execute(&self.pool)
+        .bind(c.visibility.map(|v| v.as_str()))
+        .bind(c.exif_visibility.as_ref().map(to_json))
+        .execute(&mut *tx)
         .await?;
+        if c.album_id.is_some() {
+            cover_in_taken_down_folder(&mut *tx, "i.id", id).await?;
+        }
+        tx.commit().await?;
         Ok(done.rows_affected() > 0)
     }
 
@@ -353,7 +219,7 @@ impl ImageRepo for SqlRepo {
             .renders(id)
             .await?
             .into_iter()
-            .filter_map(|r| r.blob_key)
+            .filter_map(|r| r.produced.map(|p| p.blob_key))
             .collect();
         keys.push(image.original_key);
         let mut tx = self.pool.begin().await?;
@@ -370,109 +236,29 @@ impl ImageRepo for SqlRepo {
         tx.commit().await?;
         Ok(Some(keys))
     }
+}
 
-    async fn custom_crops(&self, image_id: Uuid) -> Result<Vec<String>> {
-        let rows = sqlx::query(
-            "SELECT spec FROM custom_crops WHERE image_id = $1 ORDER BY created_at, code",
-        )
-        .bind(image_id.to_string())
-        .fetch_all(&self.pool)
-        .await?;
-        rows.iter().map(|r| Ok(r.try_get("spec")?)).collect()
-    }
+/// A photo that enters a taken-down folder (uploaded or moved there) is
+/// one of that folder's photos: it carries the takedown from then on,
+/// wherever it goes next. `scope` names the photos (`i.id` for one photo,
+/// `i.album_id` for a folder's).
+pub(super) async fn cover_in_taken_down_folder<'e>(
+    db: impl sqlx::Executor<'e, Database = sqlx::Any>,
+    scope: &str,
+    id: Uuid,
+) -> Result<()> {
+    sqlx::query(&format!(
+        "INSERT INTO takedown_covers (image_id, album_id, at, reason) \
+         SELECT i.id, a.id, a.taken_down_at, a.takedown_reason FROM images i \
+         JOIN albums a ON a.id = i.album_id AND a.taken_down_at IS NOT NULL \
+         WHERE {scope} = $1 ON CONFLICT (image_id, album_id) DO NOTHING"
+    ))
+    .bind(id.to_string())
+    .execute(db)
+    .await?;
+    Ok(())
+}
 
-    async fn add_custom_crop(
-        &self,
-        image_id: Uuid,
-        code: &str,
-        spec: &str,
-        limit: i64,
-        now: i64,
-    ) -> Result<CropAdd> {
-        let mut tx = self.pool.begin().await?;
-        // Counting and inserting in one statement keeps racing adds from
-        // passing the limit together.
-        let added = sqlx::query(
-            "INSERT INTO custom_crops (image_id, code, spec, created_at) \
-             SELECT $1, $2, $3, $4 WHERE (SELECT COUNT(*) FROM custom_crops WHERE image_id = $1) < $5 \
-             ON CONFLICT (image_id, code) DO NOTHING",
-        )
-        .bind(image_id.to_string())
-        .bind(code)
-        .bind(spec)
-        .bind(now)
-        .bind(limit)
-        .execute(&mut *tx)
-        .await?;
-        if added.rows_affected() == 0 {
-            let exists =
-                sqlx::query("SELECT code FROM custom_crops WHERE image_id = $1 AND code = $2")
-                    .bind(image_id.to_string())
-                    .bind(code)
-                    .fetch_optional(&mut *tx)
-                    .await?;
-            return Ok(if exists.is_some() {
-                CropAdd::Exists
-            } else {
-                CropAdd::LimitReached
-            });
-        }
-        sqlx::query("INSERT INTO renders (image_id, code, spec, version) VALUES ($1, $2, $3, 1)")
-            .bind(image_id.to_string())
-            .bind(code)
-            .bind(spec)
-            .execute(&mut *tx)
-            .await?;
-        tx.commit().await?;
-        Ok(CropAdd::Added)
-    }
-
-    async fn delete_custom_crop(
-        &self,
-        image_id: Uuid,
-        code: &str,
-    ) -> Result<Option<Option<String>>> {
-        let mut tx = self.pool.begin().await?;
-        let gone = sqlx::query("DELETE FROM custom_crops WHERE image_id = $1 AND code = $2")
-            .bind(image_id.to_string())
-            .bind(code)
-            .execute(&mut *tx)
-            .await?;
-        if gone.rows_affected() == 0 {
-            return Ok(None);
-        }
-        let key =
-            sqlx::query("DELETE FROM renders WHERE image_id = $1 AND code = $2 RETURNING blob_key")
-                .bind(image_id.to_string())
-                .bind(code)
-                .fetch_optional(&mut *tx)
-                .await?;
-        tx.commit().await?;
-        Ok(Some(match key {
-            Some(row) => row.try_get("blob_key")?,
-            None => None,
-        }))
-    }
-
-    async fn served_render(&self, image_id: Uuid, code: &str) -> Result<Option<ServedRender>> {
-        let row = sqlx::query(
-            "SELECT r.blob_key, r.produced_version, r.size_bytes FROM renders r \
-             JOIN images i ON i.id = r.image_id \
-             JOIN albums a ON a.id = i.album_id AND a.taken_down_at IS NULL \
-             WHERE r.image_id = $1 AND r.code = $2 AND r.produced_version IS NOT NULL \
-               AND r.blob_key IS NOT NULL AND i.taken_down_at IS NULL",
-        )
-        .bind(image_id.to_string())
-        .bind(code)
-        .fetch_optional(&self.pool)
-        .await?;
-        row.map(|r| {
-            Ok(ServedRender {
-                blob_key: r.try_get("blob_key")?,
-                version: r.try_get("produced_version")?,
-                size_bytes: r.try_get("size_bytes")?,
-            })
-        })
-        .transpose()
-    }
+fn to_json<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_default()
 }

@@ -1,8 +1,10 @@
 //! `SharingRepo` for `SqlRepo`: each publication change is one transaction,
 //! and the aliases table's primary key decides every race for a name.
 
-use super::{uuid, SqlRepo};
+use super::{lock_parent, state, uuid, SqlRepo};
 use crate::db::albums::*;
+use crate::domain::alias::{reservation_cap, Alias, AliasState};
+use crate::domain::sharing::ShareLink;
 use crate::Result;
 use async_trait::async_trait;
 use sqlx::any::AnyRow;
@@ -12,8 +14,8 @@ use uuid::Uuid;
 const LINK_COLS: &str = "token_hash, album_id, nonce, created_at, retired_at";
 const ALIAS_COLS: &str = "alias, owner_id, album_id, state, created_at, expires_at";
 
-fn link_row(r: &AnyRow) -> Result<LinkRow> {
-    Ok(LinkRow {
+fn link_row(r: &AnyRow) -> Result<ShareLink> {
+    Ok(ShareLink {
         token_hash: r.try_get("token_hash")?,
         album_id: uuid(r, "album_id")?,
         nonce: r.try_get("nonce")?,
@@ -22,12 +24,12 @@ fn link_row(r: &AnyRow) -> Result<LinkRow> {
     })
 }
 
-fn alias_row(r: &AnyRow) -> Result<AliasRow> {
-    Ok(AliasRow {
+fn alias_row(r: &AnyRow) -> Result<Alias> {
+    Ok(Alias {
         alias: r.try_get("alias")?,
         owner_id: uuid(r, "owner_id")?,
         album_id: uuid(r, "album_id")?,
-        state: r.try_get("state")?,
+        state: state(r, "state", AliasState::parse)?,
         created_at: r.try_get("created_at")?,
         expires_at: r.try_get("expires_at")?,
     })
@@ -75,7 +77,9 @@ async fn claim(tx: &mut Transaction<'_, Any>, p: &Publication, alias: &str) -> R
            album_id = excluded.album_id, state = 'current', \
            created_at = excluded.created_at, expires_at = NULL \
          WHERE (aliases.owner_id = excluded.owner_id \
-                AND (aliases.state <> 'current' OR aliases.album_id = excluded.album_id)) \
+                AND (aliases.state <> 'current' OR aliases.album_id = excluded.album_id) \
+                AND NOT EXISTS (SELECT 1 FROM albums d WHERE d.id = aliases.album_id \
+                                AND d.id <> excluded.album_id AND d.taken_down_at IS NOT NULL)) \
             OR (aliases.state = 'released' AND aliases.expires_at <= excluded.created_at) \
          RETURNING alias",
     )
@@ -109,10 +113,14 @@ async fn reactivate(tx: &mut Transaction<'_, Any>, album: Uuid) -> Result<()> {
     .await?;
     for (i, r) in rows.iter().enumerate() {
         let alias: String = r.try_get("alias")?;
-        let state = if i == 0 { "current" } else { "previous" };
+        let state = if i == 0 {
+            AliasState::Current
+        } else {
+            AliasState::Previous
+        };
         sqlx::query("UPDATE aliases SET state = $2 WHERE alias = $1")
             .bind(alias)
-            .bind(state)
+            .bind(state.as_str())
             .execute(&mut **tx)
             .await?;
     }
@@ -129,13 +137,46 @@ async fn used<'e>(db: impl Executor<'e, Database = Any>, owner: Uuid) -> Result<
     Ok(row.try_get("n")?)
 }
 
+/// Every name an owner keeps from others: current, previous, expired and
+/// released ones still on hold. A new claim beyond `reservation_cap` first
+/// gives up the owner's oldest expired aliases (they become free to all at
+/// once); if released holds alone fill the cap, the claim is refused.
+async fn within_reservations(tx: &mut Transaction<'_, Any>, p: &Publication) -> Result<bool> {
+    let cap = reservation_cap(p.alias_limit);
+    let over = reserved(tx, p).await? - cap;
+    if over <= 0 {
+        return Ok(true);
+    }
+    sqlx::query(
+        "DELETE FROM aliases WHERE alias IN (SELECT alias FROM aliases \
+         WHERE owner_id = $1 AND state = 'expired' ORDER BY created_at, alias LIMIT $2)",
+    )
+    .bind(p.owner_id.to_string())
+    .bind(over)
+    .execute(&mut **tx)
+    .await?;
+    Ok(reserved(tx, p).await? <= cap)
+}
+
+async fn reserved(tx: &mut Transaction<'_, Any>, p: &Publication) -> Result<i64> {
+    let row = sqlx::query(
+        "SELECT COUNT(*) AS n FROM aliases WHERE owner_id = $1 \
+         AND (state <> 'released' OR expires_at > $2)",
+    )
+    .bind(p.owner_id.to_string())
+    .bind(p.now)
+    .fetch_one(&mut **tx)
+    .await?;
+    Ok(row.try_get("n")?)
+}
+
 async fn record(tx: &mut Transaction<'_, Any>, p: &Publication) -> Result<()> {
     sqlx::query(
         "UPDATE albums SET mode = $2, last_published_mode = $3, published_at = $4 WHERE id = $1",
     )
     .bind(p.album_id.to_string())
-    .bind(&p.mode)
-    .bind(p.last_published_mode.clone())
+    .bind(p.mode.as_str())
+    .bind(p.last_published_mode.map(|m| m.as_str()))
     .bind(p.published_at)
     .execute(&mut **tx)
     .await?;
@@ -144,7 +185,7 @@ async fn record(tx: &mut Transaction<'_, Any>, p: &Publication) -> Result<()> {
          VALUES ($1, $2, (SELECT COUNT(*) FROM images WHERE album_id = $1), $3)",
     )
     .bind(p.album_id.to_string())
-    .bind(&p.mode)
+    .bind(p.mode.as_str())
     .bind(p.now)
     .execute(&mut **tx)
     .await?;
@@ -155,6 +196,12 @@ async fn record(tx: &mut Transaction<'_, Any>, p: &Publication) -> Result<()> {
 impl SharingRepo for SqlRepo {
     async fn publish(&self, p: &Publication) -> Result<Published> {
         let mut tx = self.pool.begin().await?;
+        let adds = matches!(p.aliases, AliasChange::Claim(_) | AliasChange::Reactivate);
+        if adds {
+            // One owner's alias changes queue on the owner's row, so the
+            // counts below are exact under concurrency on both engines.
+            lock_parent(&mut tx, self.engine, "users", p.owner_id).await?;
+        }
         match &p.aliases {
             AliasChange::Keep => {}
             AliasChange::Expire => {
@@ -171,9 +218,11 @@ impl SharingRepo for SqlRepo {
                 if !claim(&mut tx, p, alias).await? {
                     return Ok(Published::AliasTaken);
                 }
+                if !within_reservations(&mut tx, p).await? {
+                    return Ok(Published::OverReservations);
+                }
             }
         }
-        let adds = matches!(p.aliases, AliasChange::Claim(_) | AliasChange::Reactivate);
         if adds && used(&mut *tx, p.owner_id).await? > p.alias_limit {
             return Ok(Published::OverQuota);
         }
@@ -185,7 +234,7 @@ impl SharingRepo for SqlRepo {
         Ok(Published::Done)
     }
 
-    async fn link_of(&self, album: Uuid) -> Result<Option<LinkRow>> {
+    async fn link_of(&self, album: Uuid) -> Result<Option<ShareLink>> {
         let q = format!(
             "SELECT {LINK_COLS} FROM share_links WHERE album_id = $1 AND retired_at IS NULL"
         );
@@ -196,7 +245,7 @@ impl SharingRepo for SqlRepo {
         row.as_ref().map(link_row).transpose()
     }
 
-    async fn link_by_hash(&self, token_hash: &str) -> Result<Option<LinkRow>> {
+    async fn link_by_hash(&self, token_hash: &str) -> Result<Option<ShareLink>> {
         let q = format!("SELECT {LINK_COLS} FROM share_links WHERE token_hash = $1");
         let row = sqlx::query(&q)
             .bind(token_hash)
@@ -205,7 +254,7 @@ impl SharingRepo for SqlRepo {
         row.as_ref().map(link_row).transpose()
     }
 
-    async fn aliases_of(&self, album: Uuid) -> Result<Vec<AliasRow>> {
+    async fn aliases_of(&self, album: Uuid) -> Result<Vec<Alias>> {
         let q = format!(
             "SELECT {ALIAS_COLS} FROM aliases WHERE album_id = $1 ORDER BY created_at DESC, alias"
         );
@@ -216,7 +265,7 @@ impl SharingRepo for SqlRepo {
         rows.iter().map(alias_row).collect()
     }
 
-    async fn alias(&self, alias: &str) -> Result<Option<AliasRow>> {
+    async fn alias(&self, alias: &str) -> Result<Option<Alias>> {
         let q = format!("SELECT {ALIAS_COLS} FROM aliases WHERE alias = $1");
         let row = sqlx::query(&q)
             .bind(alias)
@@ -264,18 +313,78 @@ impl SharingRepo for SqlRepo {
         reason: Option<&str>,
         now: i64,
     ) -> Result<bool> {
-        let (table, id, live) = match target {
-            Moderated::Album(id) => ("albums", id, " AND deleted_at IS NULL"),
-            Moderated::Image(id) => ("images", id, ""),
+        let at = reason.map(|_| now);
+        let mut tx = self.pool.begin().await?;
+        let found = match target {
+            Moderated::Image(id) => {
+                let done = sqlx::query(
+                    "UPDATE images SET taken_down_at = $2, takedown_reason = $3 WHERE id = $1",
+                )
+                .bind(id.to_string())
+                .bind(at)
+                .bind(reason)
+                .execute(&mut *tx)
+                .await?;
+                if reason.is_none() {
+                    // Restoring a photo lifts what it carried from folders too.
+                    sqlx::query("DELETE FROM takedown_covers WHERE image_id = $1")
+                        .bind(id.to_string())
+                        .execute(&mut *tx)
+                        .await?;
+                }
+                done.rows_affected() > 0
+            }
+            Moderated::Album(id) => album_takedown(&mut tx, id, at, reason).await?,
         };
-        let done = sqlx::query(&format!(
-            "UPDATE {table} SET taken_down_at = $2, takedown_reason = $3 WHERE id = $1{live}"
-        ))
-        .bind(id.to_string())
-        .bind(reason.map(|_| now))
-        .bind(reason)
-        .execute(&self.pool)
-        .await?;
-        Ok(done.rows_affected() > 0)
+        tx.commit().await?;
+        Ok(found)
     }
+}
+
+/// A folder's takedown is carried onto the photos it holds now, so moving
+/// them out or deleting the folder does not lift it; restoring lifts both
+/// (a deleted folder can still be restored, for the photos it covered).
+async fn album_takedown(
+    tx: &mut Transaction<'static, Any>,
+    id: Uuid,
+    at: Option<i64>,
+    reason: Option<&str>,
+) -> Result<bool> {
+    let live = if reason.is_some() {
+        " AND deleted_at IS NULL"
+    } else {
+        ""
+    };
+    let done = sqlx::query(&format!(
+        "UPDATE albums SET taken_down_at = $2, takedown_reason = $3 WHERE id = $1{live}"
+    ))
+    .bind(id.to_string())
+    .bind(at)
+    .bind(reason)
+    .execute(&mut **tx)
+    .await?;
+    if done.rows_affected() == 0 {
+        return Ok(false);
+    }
+    match at {
+        Some(at) => {
+            sqlx::query(
+                "INSERT INTO takedown_covers (image_id, album_id, at, reason) \
+                 SELECT id, $1, $2, $3 FROM images WHERE album_id = $1 \
+                 ON CONFLICT (image_id, album_id) DO UPDATE SET at = excluded.at, reason = excluded.reason",
+            )
+            .bind(id.to_string())
+            .bind(at)
+            .bind(reason)
+            .execute(&mut **tx)
+            .await?;
+        }
+        None => {
+            sqlx::query("DELETE FROM takedown_covers WHERE album_id = $1")
+                .bind(id.to_string())
+                .execute(&mut **tx)
+                .await?;
+        }
+    }
+    Ok(true)
 }

@@ -1,6 +1,6 @@
 //! Collects field errors so one response can name every bad field at once.
 
-use crate::error::{Error, FieldError};
+use super::error::{Error, FieldError};
 
 #[derive(Default)]
 pub struct Checks(Vec<FieldError>);

@@ -1,103 +1,18 @@
-//! `Repo` over sqlx's `Any` driver, for SQLite and PostgreSQL alike.
+//! The account roles (users, sessions, tokens, the login throttle) for `SqlRepo`.
 
-mod albums;
-mod images;
-mod outbox;
-mod resources;
-mod sharing;
-
-use super::*;
-use crate::Error;
-use anyhow::Context;
-use sqlx::any::{AnyPoolOptions, AnyRow};
-use sqlx::migrate::Migrator;
-use sqlx::{AnyPool, Executor, Row};
-use std::time::Duration;
-
-static SQLITE: Migrator = sqlx::migrate!("./migrations/sqlite");
-static POSTGRES: Migrator = sqlx::migrate!("./migrations/postgres");
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Engine {
-    Sqlite,
-    Postgres,
-}
-
-#[derive(Clone)]
-pub struct SqlRepo {
-    pub(super) pool: AnyPool,
-    engine: Engine,
-}
-
-impl SqlRepo {
-    pub async fn connect(url: &str) -> anyhow::Result<SqlRepo> {
-        sqlx::any::install_default_drivers();
-        let engine = if url.starts_with("sqlite:") {
-            Engine::Sqlite
-        } else if url.starts_with("postgres:") || url.starts_with("postgresql:") {
-            Engine::Postgres
-        } else {
-            anyhow::bail!("DATABASE_URL must start with sqlite:// or postgres://");
-        };
-        let options = AnyPoolOptions::new()
-            .max_connections(if engine == Engine::Sqlite { 8 } else { 16 })
-            .acquire_timeout(Duration::from_secs(5));
-        let pool = match engine {
-            // WAL lets readers run beside the one writer; the busy timeout
-            // makes writers queue instead of failing at once.
-            Engine::Sqlite => options.after_connect(|conn, _| {
-                Box::pin(async move {
-                    conn.execute(
-                        "PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 10000; \
-                         PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;",
-                    )
-                    .await?;
-                    Ok(())
-                })
-            }),
-            Engine::Postgres => options,
-        }
-        .connect(url)
-        .await
-        .context("connecting to the database")?;
-        let migrator = match engine {
-            Engine::Sqlite => &SQLITE,
-            Engine::Postgres => &POSTGRES,
-        };
-        migrator
-            .run(&pool)
-            .await
-            .context("running database migrations")?;
-        Ok(SqlRepo { pool, engine })
-    }
-
-    pub fn engine(&self) -> Engine {
-        self.engine
-    }
-}
-
-fn uuid(row: &AnyRow, col: &str) -> Result<Uuid> {
-    let s: String = row.try_get(col)?;
-    Uuid::parse_str(&s).map_err(|e| Error::Internal(anyhow::anyhow!("bad uuid in {col}: {e}")))
-}
-
-fn flag(row: &AnyRow, col: &str) -> Result<bool> {
-    Ok(row.try_get::<i64, _>(col)? != 0)
-}
-
-/// Maps a unique-constraint violation to `Write::Conflict`.
-fn on_unique<T>(r: std::result::Result<T, sqlx::Error>) -> Result<Write> {
-    match r {
-        Ok(_) => Ok(Write::Done),
-        Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Ok(Write::Conflict),
-        Err(e) => Err(e.into()),
-    }
-}
+use super::{flag, on_unique, uuid, SqlRepo};
+use crate::db::*;
+use crate::domain::accounts::{Pat, RefreshToken, Scope, User};
+use crate::Result;
+use async_trait::async_trait;
+use sqlx::any::AnyRow;
+use sqlx::{Executor, Row};
+use uuid::Uuid;
 
 const USER_COLS: &str = "id, email, password_hash, is_admin, created_at";
 
-fn user_row(row: &AnyRow) -> Result<UserRow> {
-    Ok(UserRow {
+fn user_row(row: &AnyRow) -> Result<User> {
+    Ok(User {
         id: uuid(row, "id")?,
         email: row.try_get("email")?,
         password_hash: row.try_get("password_hash")?,
@@ -109,12 +24,17 @@ fn user_row(row: &AnyRow) -> Result<UserRow> {
 const PAT_COLS: &str = "id, user_id, name, scopes, token_hash, prefix, created_at, \
                         last_used_at, expires_at, revoked_at";
 
-fn pat_row(row: &AnyRow) -> Result<PatRow> {
-    Ok(PatRow {
+/// Comma-separated names; an unknown one is dropped (it grants nothing).
+fn scopes(stored: &str) -> Vec<Scope> {
+    stored.split(',').filter_map(Scope::parse).collect()
+}
+
+fn pat_row(row: &AnyRow) -> Result<Pat> {
+    Ok(Pat {
         id: uuid(row, "id")?,
         user_id: uuid(row, "user_id")?,
         name: row.try_get("name")?,
-        scopes: row.try_get("scopes")?,
+        scopes: scopes(&row.try_get::<String, _>("scopes")?),
         token_hash: row.try_get("token_hash")?,
         prefix: row.try_get("prefix")?,
         created_at: row.try_get("created_at")?,
@@ -126,7 +46,7 @@ fn pat_row(row: &AnyRow) -> Result<PatRow> {
 
 #[async_trait]
 impl UserRepo for SqlRepo {
-    async fn insert_user(&self, u: &UserRow) -> Result<Write> {
+    async fn insert_user(&self, u: &User) -> Result<Write> {
         on_unique(
             sqlx::query(
                 "INSERT INTO users (id, email, password_hash, is_admin, created_at) \
@@ -142,7 +62,7 @@ impl UserRepo for SqlRepo {
         )
     }
 
-    async fn user_by_id(&self, id: Uuid) -> Result<Option<UserRow>> {
+    async fn user_by_id(&self, id: Uuid) -> Result<Option<User>> {
         let q = format!("SELECT {USER_COLS} FROM users WHERE id = $1");
         let row = sqlx::query(&q)
             .bind(id.to_string())
@@ -151,7 +71,7 @@ impl UserRepo for SqlRepo {
         row.as_ref().map(user_row).transpose()
     }
 
-    async fn user_by_email(&self, email: &str) -> Result<Option<UserRow>> {
+    async fn user_by_email(&self, email: &str) -> Result<Option<User>> {
         let q = format!("SELECT {USER_COLS} FROM users WHERE email = $1");
         let row = sqlx::query(&q)
             .bind(email)
@@ -160,7 +80,7 @@ impl UserRepo for SqlRepo {
         row.as_ref().map(user_row).transpose()
     }
 
-    async fn list_users(&self) -> Result<Vec<UserRow>> {
+    async fn list_users(&self) -> Result<Vec<User>> {
         let q = format!("SELECT {USER_COLS} FROM users ORDER BY created_at, id");
         let rows = sqlx::query(&q).fetch_all(&self.pool).await?;
         rows.iter().map(user_row).collect()
@@ -188,7 +108,7 @@ impl UserRepo for SqlRepo {
 
 #[async_trait]
 impl SessionRepo for SqlRepo {
-    async fn create_session(&self, user_id: Uuid, first: &RefreshRow) -> Result<()> {
+    async fn create_session(&self, user_id: Uuid, first: &RefreshToken) -> Result<()> {
         let mut tx = self.pool.begin().await?;
         sqlx::query("INSERT INTO sessions (id, user_id, created_at) VALUES ($1, $2, $3)")
             .bind(first.session_id.to_string())
@@ -201,7 +121,7 @@ impl SessionRepo for SqlRepo {
         Ok(())
     }
 
-    async fn session_user(&self, session_id: Uuid) -> Result<Option<UserRow>> {
+    async fn session_user(&self, session_id: Uuid) -> Result<Option<User>> {
         let row = sqlx::query(
             "SELECT u.id, u.email, u.password_hash, u.is_admin, u.created_at \
              FROM sessions s JOIN users u ON u.id = s.user_id \
@@ -251,7 +171,7 @@ impl SessionRepo for SqlRepo {
         })
     }
 
-    async fn add_refresh(&self, row: &RefreshRow) -> Result<()> {
+    async fn add_refresh(&self, row: &RefreshToken) -> Result<()> {
         insert_refresh(&self.pool, row).await
     }
 
@@ -301,7 +221,7 @@ impl SessionRepo for SqlRepo {
 
 async fn insert_refresh<'e>(
     db: impl Executor<'e, Database = sqlx::Any>,
-    r: &RefreshRow,
+    r: &RefreshToken,
 ) -> Result<()> {
     sqlx::query(
         "INSERT INTO refresh_tokens (token_hash, session_id, created_at, expires_at) \
@@ -318,7 +238,7 @@ async fn insert_refresh<'e>(
 
 #[async_trait]
 impl PatRepo for SqlRepo {
-    async fn insert_pat(&self, p: &PatRow) -> Result<()> {
+    async fn insert_pat(&self, p: &Pat) -> Result<()> {
         sqlx::query(
             "INSERT INTO personal_access_tokens \
              (id, user_id, name, scopes, token_hash, prefix, created_at, expires_at) \
@@ -327,7 +247,13 @@ impl PatRepo for SqlRepo {
         .bind(p.id.to_string())
         .bind(p.user_id.to_string())
         .bind(&p.name)
-        .bind(&p.scopes)
+        .bind(
+            p.scopes
+                .iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join(","),
+        )
         .bind(&p.token_hash)
         .bind(&p.prefix)
         .bind(p.created_at)
@@ -337,7 +263,7 @@ impl PatRepo for SqlRepo {
         Ok(())
     }
 
-    async fn pats_of(&self, user_id: Uuid) -> Result<Vec<PatRow>> {
+    async fn pats_of(&self, user_id: Uuid) -> Result<Vec<Pat>> {
         let q = format!(
             "SELECT {PAT_COLS} FROM personal_access_tokens \
              WHERE user_id = $1 AND revoked_at IS NULL ORDER BY created_at DESC, id"
@@ -349,7 +275,7 @@ impl PatRepo for SqlRepo {
         rows.iter().map(pat_row).collect()
     }
 
-    async fn pat_by_hash(&self, token_hash: &str) -> Result<Option<PatRow>> {
+    async fn pat_by_hash(&self, token_hash: &str) -> Result<Option<Pat>> {
         let q = format!("SELECT {PAT_COLS} FROM personal_access_tokens WHERE token_hash = $1");
         let row = sqlx::query(&q)
             .bind(token_hash)
@@ -424,14 +350,6 @@ impl ThrottleRepo for SqlRepo {
             .bind(client)
             .execute(&self.pool)
             .await?;
-        Ok(())
-    }
-}
-
-#[async_trait]
-impl Repo for SqlRepo {
-    async fn ping(&self) -> Result<()> {
-        sqlx::query("SELECT 1").execute(&self.pool).await?;
         Ok(())
     }
 }

@@ -1,0 +1,113 @@
+//! The accept loop, in place of `axum::serve`, which runs hyper without a
+//! timer (so no header-read timeout: a client sending half a request head
+//! was held for minutes) and without a connection cap.
+//!
+//! Every connection gets: hyper's header-read timeout (which also bounds
+//! the keep-alive wait for the next request), an idle watchdog that closes
+//! it when no byte has moved either way for `idle_timeout` (a client that
+//! stopped reading a response), and a total deadline on each request body.
+//! At most `max_connections` are open; further clients wait in the kernel's
+//! listen backlog and cost this process nothing.
+
+use super::slow::{deadline_body, Activity, Watched};
+use axum::extract::connect_info::ConnectInfo;
+use axum::http::Request;
+use axum::Router;
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::server::conn::auto::Builder;
+use hyper_util::server::graceful::{GracefulShutdown, Watcher};
+use hyper_util::service::TowerToHyperService;
+use lightbox_core::limits::client::TrustedProxies;
+use lightbox_core::limits::Limits;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Semaphore;
+use tower::ServiceExt;
+
+#[derive(Clone)]
+struct Timeouts {
+    header: Duration,
+    idle: Duration,
+    body: Duration,
+    proxies: Arc<TrustedProxies>,
+}
+
+/// Serves `app` until `shutdown` resolves, then lets the open connections
+/// finish their requests.
+pub async fn run(
+    listener: TcpListener,
+    app: Router,
+    limits: &Limits,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<()> {
+    let slots = Arc::new(Semaphore::new(limits.max_connections.max(1)));
+    let timeouts = Timeouts {
+        header: limits.header_read_timeout,
+        idle: limits.idle_timeout,
+        body: limits.body_read_timeout,
+        proxies: Arc::new(limits.trusted_proxies.clone()),
+    };
+    let graceful = GracefulShutdown::new();
+    tokio::pin!(shutdown);
+    loop {
+        let slot = tokio::select! {
+            slot = slots.clone().acquire_owned() => slot.expect("never closed"),
+            _ = &mut shutdown => break,
+        };
+        let (tcp, peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(a) => a,
+                Err(e) => {
+                    // Out of file descriptors and the like: pause, go on.
+                    tracing::warn!(error = %e, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            _ = &mut shutdown => break,
+        };
+        let (app, watcher, timeouts) = (app.clone(), graceful.watcher(), timeouts.clone());
+        tokio::spawn(async move {
+            connection(tcp, peer, app, timeouts, watcher).await;
+            drop(slot);
+        });
+    }
+    drop(listener);
+    graceful.shutdown().await;
+    Ok(())
+}
+
+async fn connection(tcp: TcpStream, peer: SocketAddr, app: Router, t: Timeouts, watcher: Watcher) {
+    // Without TCP_NODELAY a response written as headers then body waits
+    // for the client's delayed ACK: 40 ms per request on keep-alive.
+    let _ = tcp.set_nodelay(true);
+    let activity = Activity::new();
+    let io = TokioIo::new(Watched::new(tcp, activity.clone()));
+    let (body_timeout, proxies) = (t.body, t.proxies.clone());
+    let service = app.map_request(move |req: Request<Incoming>| {
+        let mut req = req.map(|body| deadline_body(body, body_timeout));
+        req.extensions_mut().insert(ConnectInfo(peer));
+        req.extensions_mut().insert(proxies.clone());
+        req
+    });
+    let mut builder = Builder::new(TokioExecutor::new());
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(t.header);
+    let conn = builder.serve_connection(io, TowerToHyperService::new(service));
+    tokio::select! {
+        result = watcher.watch(conn) => {
+            if let Err(e) = result {
+                tracing::debug!(%peer, error = %e, "connection ended");
+            }
+        }
+        _ = activity.stalled(t.idle) => {
+            tracing::info!(%peer, idle_s = t.idle.as_secs(), "closing a stalled connection");
+        }
+    }
+}

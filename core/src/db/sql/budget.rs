@@ -1,0 +1,64 @@
+//! `BudgetRepo` over SQL.
+
+use super::{placeholders, uuid, SqlRepo};
+use crate::db::budget::BudgetRepo;
+use crate::Result;
+use async_trait::async_trait;
+use sqlx::Row;
+use uuid::Uuid;
+
+#[async_trait]
+impl BudgetRepo for SqlRepo {
+    async fn set_failure_reason(&self, image_id: Uuid, reason: &str, now: i64) -> Result<()> {
+        sqlx::query(
+            "INSERT INTO image_failures (image_id, reason, failed_at) \
+             SELECT id, $2, $3 FROM images WHERE id = $1 \
+             ON CONFLICT (image_id) DO UPDATE \
+             SET reason = excluded.reason, failed_at = excluded.failed_at",
+        )
+        .bind(image_id.to_string())
+        .bind(reason)
+        .bind(now)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    async fn failure_reasons(&self, image_ids: &[Uuid]) -> Result<Vec<(Uuid, String)>> {
+        if image_ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let q = format!(
+            "SELECT image_id, reason FROM image_failures WHERE image_id IN ({})",
+            placeholders(image_ids.len())
+        );
+        let mut query = sqlx::query(&q);
+        for id in image_ids {
+            query = query.bind(id.to_string());
+        }
+        let rows = query.fetch_all(&self.pool).await?;
+        rows.iter()
+            .map(|r| Ok((uuid(r, "image_id")?, r.try_get("reason")?)))
+            .collect()
+    }
+
+    async fn stored_bytes(&self, owner: Uuid) -> Result<i64> {
+        let row = sqlx::query(
+            "SELECT CAST(COALESCE(SUM(size_bytes), 0) AS BIGINT) AS n FROM images WHERE owner_id = $1",
+        )
+        .bind(owner.to_string())
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(row.try_get("n")?)
+    }
+
+    async fn pending_of(&self, owner: Uuid) -> Result<i64> {
+        let row = sqlx::query(
+            "SELECT COUNT(*) AS n FROM images WHERE owner_id = $1 AND status = 'processing'",
+        )
+        .bind(owner.to_string())
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(row.try_get("n")?)
+    }
+}

@@ -1,0 +1,196 @@
+//! `Repo` over sqlx's `Any` driver, for SQLite and PostgreSQL alike.
+
+mod accounts;
+mod albums;
+mod budget;
+mod images;
+mod outbox;
+mod renders;
+mod resources;
+mod sharing;
+
+use super::*;
+use crate::Error;
+use anyhow::Context;
+use sqlx::any::{AnyPoolOptions, AnyRow};
+use sqlx::migrate::Migrator;
+use sqlx::{AnyPool, Executor, Row};
+use std::time::Duration;
+
+static SQLITE: Migrator = sqlx::migrate!("./migrations/sqlite");
+static POSTGRES: Migrator = sqlx::migrate!("./migrations/postgres");
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Engine {
+    Sqlite,
+    Postgres,
+}
+
+#[derive(Clone)]
+pub struct SqlRepo {
+    pub(super) pool: AnyPool,
+    engine: Engine,
+}
+
+impl SqlRepo {
+    pub async fn connect(url: &str) -> anyhow::Result<SqlRepo> {
+        sqlx::any::install_default_drivers();
+        let engine = if url.starts_with("sqlite:") {
+            Engine::Sqlite
+        } else if url.starts_with("postgres:") || url.starts_with("postgresql:") {
+            Engine::Postgres
+        } else {
+            anyhow::bail!("DATABASE_URL must start with sqlite:// or postgres://");
+        };
+        let options = AnyPoolOptions::new()
+            .max_connections(if engine == Engine::Sqlite { 8 } else { 16 })
+            .acquire_timeout(Duration::from_secs(5));
+        let pool = match engine {
+            // WAL lets readers run beside the one writer; the busy timeout
+            // makes writers queue instead of failing at once.
+            Engine::Sqlite => options.after_connect(|conn, _| {
+                Box::pin(async move {
+                    conn.execute(
+                        "PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 10000; \
+                         PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;",
+                    )
+                    .await?;
+                    Ok(())
+                })
+            }),
+            Engine::Postgres => options,
+        }
+        .connect(url)
+        .await
+        .context("connecting to the database")?;
+        let migrator = match engine {
+            Engine::Sqlite => &SQLITE,
+            Engine::Postgres => &POSTGRES,
+        };
+        migrator
+            .run(&pool)
+            .await
+            .context("running database migrations")?;
+        Ok(SqlRepo { pool, engine })
+    }
+
+    pub fn engine(&self) -> Engine {
+        self.engine
+    }
+}
+
+/// A stored value the code cannot read: the database holds something no
+/// version of Lightbox wrote.
+fn unreadable(col: &str, what: impl std::fmt::Display) -> Error {
+    Error::Internal(anyhow::anyhow!("unreadable {col} in the database: {what}"))
+}
+
+/// A stored state, through its wire name (`domain`'s `wire_enum!`).
+fn state<T>(row: &AnyRow, col: &str, parse: fn(&str) -> Option<T>) -> Result<T> {
+    let text: String = row.try_get(col)?;
+    parse(&text).ok_or_else(|| unreadable(col, format!("{text:?}")))
+}
+
+fn opt_state<T>(row: &AnyRow, col: &str, parse: fn(&str) -> Option<T>) -> Result<Option<T>> {
+    let text: Option<String> = row.try_get(col)?;
+    text.map(|t| parse(&t).ok_or_else(|| unreadable(col, format!("{t:?}"))))
+        .transpose()
+}
+
+/// A JSON column (EXIF, policies, crop specs).
+fn json<T: serde::de::DeserializeOwned>(row: &AnyRow, col: &str) -> Result<T> {
+    let text: String = row.try_get(col)?;
+    serde_json::from_str(&text).map_err(|e| unreadable(col, e))
+}
+
+/// A count or size, never negative in the database.
+fn unsigned<T: TryFrom<i64>>(row: &AnyRow, col: &str) -> Result<T> {
+    let n: i64 = row.try_get(col)?;
+    T::try_from(n).map_err(|_| unreadable(col, n))
+}
+
+/// A JSON column written by an older version may lack what this one
+/// expects: it reads as the default rather than failing the request.
+fn lenient<T: serde::de::DeserializeOwned + Default>(row: &AnyRow, col: &str) -> Result<T> {
+    let text: String = row.try_get(col)?;
+    Ok(serde_json::from_str(&text).unwrap_or_default())
+}
+
+fn opt_uuid(row: &AnyRow, col: &str) -> Result<Option<Uuid>> {
+    let text: Option<String> = row.try_get(col)?;
+    text.map(|t| Uuid::parse_str(&t).map_err(|e| unreadable(col, e)))
+        .transpose()
+}
+
+fn uuid(row: &AnyRow, col: &str) -> Result<Uuid> {
+    let s: String = row.try_get(col)?;
+    Uuid::parse_str(&s).map_err(|e| Error::Internal(anyhow::anyhow!("bad uuid in {col}: {e}")))
+}
+
+/// Maps every row with `f`.
+fn map_rows<T>(rows: &[AnyRow], f: fn(&AnyRow) -> Result<T>) -> Result<Vec<T>> {
+    rows.iter().map(f).collect()
+}
+
+fn flag(row: &AnyRow, col: &str) -> Result<bool> {
+    Ok(row.try_get::<i64, _>(col)? != 0)
+}
+
+/// Maps a unique-constraint violation to `Write::Conflict`.
+fn on_unique<T>(r: std::result::Result<T, sqlx::Error>) -> Result<Write> {
+    match r {
+        Ok(_) => Ok(Write::Done),
+        Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Ok(Write::Conflict),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Binds every id of an `IN (...)` list made by `placeholders`.
+fn bind_ids<'q>(
+    mut query: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>>,
+    ids: &[Uuid],
+) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>> {
+    for id in ids {
+        query = query.bind(id.to_string());
+    }
+    query
+}
+
+/// `$1, $2, …, $n`.
+pub(super) fn placeholders(n: usize) -> String {
+    (1..=n)
+        .map(|i| format!("${i}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[async_trait]
+impl Repo for SqlRepo {
+    async fn ping(&self) -> Result<()> {
+        sqlx::query("SELECT 1").execute(&self.pool).await?;
+        Ok(())
+    }
+}
+
+/// Serialises every writer of one parent row (`table`.`id`) for the rest of
+/// the transaction, so that a count read after it sees every committed
+/// competitor and no competitor can insert between that count and this
+/// transaction's own insert. PostgreSQL takes the row lock; SQLite takes
+/// its database write lock with a no-op update. Limits that count children
+/// (crops per photo, aliases per owner, rules per folder) start with this.
+pub(super) async fn lock_parent(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    engine: Engine,
+    table: &str,
+    id: uuid::Uuid,
+) -> crate::Result<()> {
+    let sql = match engine {
+        Engine::Postgres => format!("SELECT id FROM {table} WHERE id = $1 FOR UPDATE"),
+        Engine::Sqlite => format!("UPDATE {table} SET id = id WHERE id = $1"),
+    };
+    sqlx::query(&sql)
+        .bind(id.to_string())
+        .execute(&mut **tx)
+        .await?;
+    Ok(())
+}

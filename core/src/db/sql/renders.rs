@@ -1,0 +1,318 @@
+//! `RenderRepo` for `SqlRepo`.
+
+use super::{bind_ids, json, lock_parent, map_rows, placeholders, unsigned, uuid, Engine, SqlRepo};
+use crate::db::renders::*;
+use crate::domain::crop::{CropSpec, SpecSource};
+use crate::domain::render::{Produced, Render, ServedRender};
+use crate::Result;
+use async_trait::async_trait;
+use sqlx::any::AnyRow;
+use sqlx::{Executor, Row};
+use uuid::Uuid;
+
+const RENDER_COLS: &str =
+    "image_id, code, spec, version, produced_version, width, height, size_bytes, blob_key";
+
+pub(super) fn render_row(r: &AnyRow) -> Result<Render> {
+    let produced_version: Option<i64> = r.try_get("produced_version")?;
+    let blob_key: Option<String> = r.try_get("blob_key")?;
+    let produced = match (produced_version, blob_key) {
+        (Some(version), Some(blob_key)) => Some(Produced {
+            version,
+            width: unsigned(r, "width")?,
+            height: unsigned(r, "height")?,
+            size_bytes: unsigned(r, "size_bytes")?,
+            blob_key,
+        }),
+        _ => None,
+    };
+    Ok(Render {
+        image_id: uuid(r, "image_id")?,
+        code: r.try_get("code")?,
+        spec: json(r, "spec")?,
+        version: r.try_get("version")?,
+        produced,
+    })
+}
+
+pub(super) async fn insert_render<'e>(
+    db: impl Executor<'e, Database = sqlx::Any>,
+    r: &Render,
+) -> Result<()> {
+    sqlx::query("INSERT INTO renders (image_id, code, spec, version) VALUES ($1, $2, $3, $4)")
+        .bind(r.image_id.to_string())
+        .bind(&r.code)
+        .bind(r.spec.to_json())
+        .bind(r.version)
+        .execute(db)
+        .await?;
+    Ok(())
+}
+
+/// The version a new render row of `($1, $2)` starts at: past any version
+/// a deleted render of that code had, so versions (and with them storage
+/// keys and URLs) never repeat.
+const NEXT_VERSION: &str = "1 + COALESCE((SELECT v.version FROM render_versions_retired v \
+     WHERE v.image_id = $1 AND v.code = $2), 0)";
+
+/// Remembers the version of a render row about to be deleted.
+async fn retire_version<'e>(
+    db: impl Executor<'e, Database = sqlx::Any>,
+    image_id: Uuid,
+    code: &str,
+) -> Result<()> {
+    sqlx::query(
+        "INSERT INTO render_versions_retired (image_id, code, version) \
+         SELECT image_id, code, version FROM renders WHERE image_id = $1 AND code = $2 \
+         ON CONFLICT (image_id, code) DO UPDATE SET version = excluded.version",
+    )
+    .bind(image_id.to_string())
+    .bind(code)
+    .execute(db)
+    .await?;
+    Ok(())
+}
+
+#[async_trait]
+impl RenderRepo for SqlRepo {
+    async fn renders(&self, image_id: Uuid) -> Result<Vec<Render>> {
+        let q = format!("SELECT {RENDER_COLS} FROM renders WHERE image_id = $1 ORDER BY code");
+        let rows = sqlx::query(&q)
+            .bind(image_id.to_string())
+            .fetch_all(&self.pool)
+            .await?;
+        map_rows(&rows, render_row)
+    }
+
+    async fn renders_of(&self, image_ids: &[Uuid]) -> Result<Vec<Render>> {
+        if image_ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let q = format!(
+            "SELECT {RENDER_COLS} FROM renders WHERE image_id IN ({}) ORDER BY image_id, code",
+            placeholders(image_ids.len())
+        );
+        let rows = bind_ids(sqlx::query(&q), image_ids)
+            .fetch_all(&self.pool)
+            .await?;
+        map_rows(&rows, render_row)
+    }
+
+    async fn custom_crops_of(&self, image_ids: &[Uuid]) -> Result<Vec<(Uuid, CropSpec)>> {
+        if image_ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let q = format!(
+            "SELECT image_id, spec FROM custom_crops WHERE image_id IN ({}) \
+             ORDER BY created_at, code",
+            placeholders(image_ids.len())
+        );
+        let rows = bind_ids(sqlx::query(&q), image_ids)
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter()
+            .map(|r| Ok((uuid(r, "image_id")?, json(r, "spec")?)))
+            .collect()
+    }
+
+    async fn set_render_spec(
+        &self,
+        image_id: Uuid,
+        spec: &CropSpec,
+        source: SpecSource,
+    ) -> Result<()> {
+        // On PostgreSQL the share lock makes a concurrent delete of the crop
+        // either wait for this insert or be seen by it; SQLite runs one
+        // writing statement at a time.
+        let lock = match self.engine {
+            Engine::Postgres => " FOR KEY SHARE",
+            Engine::Sqlite => "",
+        };
+        let guard = match source {
+            SpecSource::Preset => "TRUE".to_owned(),
+            SpecSource::FolderRule => format!(
+                "EXISTS (SELECT 1 FROM album_crops c JOIN images i ON i.album_id = c.album_id \
+                 WHERE i.id = $1 AND c.code = $2{lock})"
+            ),
+            SpecSource::Custom => format!(
+                "EXISTS (SELECT 1 FROM custom_crops WHERE image_id = $1 AND code = $2{lock})"
+            ),
+        };
+        let sql = format!(
+            "INSERT INTO renders (image_id, code, spec, version) SELECT $1, $2, $3, {NEXT_VERSION} WHERE {guard} \
+             ON CONFLICT (image_id, code) DO UPDATE \
+             SET spec = excluded.spec, version = renders.version + 1 WHERE renders.spec <> excluded.spec"
+        );
+        sqlx::query(&sql)
+            .bind(image_id.to_string())
+            .bind(&spec.code)
+            .bind(spec.to_json())
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    async fn remove_renders_except(&self, image_id: Uuid, keep: &[String]) -> Result<Vec<String>> {
+        let gone: Vec<Render> = self
+            .renders(image_id)
+            .await?
+            .into_iter()
+            .filter(|r| !keep.contains(&r.code))
+            .collect();
+        for r in &gone {
+            let mut tx = self.pool.begin().await?;
+            retire_version(&mut *tx, image_id, &r.code).await?;
+            sqlx::query("DELETE FROM renders WHERE image_id = $1 AND code = $2")
+                .bind(image_id.to_string())
+                .bind(&r.code)
+                .execute(&mut *tx)
+                .await?;
+            tx.commit().await?;
+        }
+        Ok(gone
+            .into_iter()
+            .filter_map(|r| r.produced.map(|p| p.blob_key))
+            .collect())
+    }
+
+    async fn render_produced(
+        &self,
+        image_id: Uuid,
+        code: &str,
+        p: &Produced,
+    ) -> Result<(bool, Option<String>)> {
+        let before = sqlx::query("SELECT blob_key FROM renders WHERE image_id = $1 AND code = $2")
+            .bind(image_id.to_string())
+            .bind(code)
+            .fetch_optional(&self.pool)
+            .await?;
+        let old: Option<String> = match before {
+            Some(row) => row.try_get("blob_key")?,
+            None => return Ok((false, None)),
+        };
+        let done = sqlx::query(
+            "UPDATE renders SET produced_version = $3, width = $4, height = $5, size_bytes = $6, blob_key = $7 \
+             WHERE image_id = $1 AND code = $2 AND version = $3",
+        )
+        .bind(image_id.to_string())
+        .bind(code)
+        .bind(p.version)
+        .bind(i64::from(p.width))
+        .bind(i64::from(p.height))
+        .bind(p.size_bytes as i64)
+        .bind(&p.blob_key)
+        .execute(&self.pool)
+        .await?;
+        Ok((done.rows_affected() > 0, old.filter(|o| *o != p.blob_key)))
+    }
+
+    async fn custom_crops(&self, image_id: Uuid) -> Result<Vec<CropSpec>> {
+        let rows = sqlx::query(
+            "SELECT spec FROM custom_crops WHERE image_id = $1 ORDER BY created_at, code",
+        )
+        .bind(image_id.to_string())
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(|r| json(r, "spec")).collect()
+    }
+
+    async fn add_custom_crop(
+        &self,
+        image_id: Uuid,
+        spec: &CropSpec,
+        limit: i64,
+        now: i64,
+    ) -> Result<CropAdd> {
+        let (code, spec) = (&spec.code, spec.to_json());
+        let mut tx = self.pool.begin().await?;
+        // Racing adds for one photo queue on its row, so each counts the
+        // others' crops (PostgreSQL's snapshots alone let them all pass).
+        lock_parent(&mut tx, self.engine, "images", image_id).await?;
+        let added = sqlx::query(
+            "INSERT INTO custom_crops (image_id, code, spec, created_at) \
+             SELECT $1, $2, $3, $4 WHERE (SELECT COUNT(*) FROM custom_crops WHERE image_id = $1) < $5 \
+             ON CONFLICT (image_id, code) DO NOTHING",
+        )
+        .bind(image_id.to_string())
+        .bind(code)
+        .bind(&spec)
+        .bind(now)
+        .bind(limit)
+        .execute(&mut *tx)
+        .await?;
+        if added.rows_affected() == 0 {
+            let exists =
+                sqlx::query("SELECT code FROM custom_crops WHERE image_id = $1 AND code = $2")
+                    .bind(image_id.to_string())
+                    .bind(code)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+            return Ok(if exists.is_some() {
+                CropAdd::Exists
+            } else {
+                CropAdd::LimitReached
+            });
+        }
+        sqlx::query(&format!(
+            "INSERT INTO renders (image_id, code, spec, version) SELECT $1, $2, $3, {NEXT_VERSION}"
+        ))
+        .bind(image_id.to_string())
+        .bind(code)
+        .bind(&spec)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(CropAdd::Added)
+    }
+
+    async fn delete_custom_crop(
+        &self,
+        image_id: Uuid,
+        code: &str,
+    ) -> Result<Option<Option<String>>> {
+        let mut tx = self.pool.begin().await?;
+        let gone = sqlx::query("DELETE FROM custom_crops WHERE image_id = $1 AND code = $2")
+            .bind(image_id.to_string())
+            .bind(code)
+            .execute(&mut *tx)
+            .await?;
+        if gone.rows_affected() == 0 {
+            return Ok(None);
+        }
+        retire_version(&mut *tx, image_id, code).await?;
+        let key =
+            sqlx::query("DELETE FROM renders WHERE image_id = $1 AND code = $2 RETURNING blob_key")
+                .bind(image_id.to_string())
+                .bind(code)
+                .fetch_optional(&mut *tx)
+                .await?;
+        tx.commit().await?;
+        Ok(Some(match key {
+            Some(row) => row.try_get("blob_key")?,
+            None => None,
+        }))
+    }
+
+    async fn served_render(&self, image_id: Uuid, code: &str) -> Result<Option<ServedRender>> {
+        let row = sqlx::query(
+            "SELECT r.blob_key, r.produced_version, r.size_bytes FROM renders r \
+             JOIN images i ON i.id = r.image_id \
+             JOIN albums a ON a.id = i.album_id AND a.taken_down_at IS NULL \
+             WHERE r.image_id = $1 AND r.code = $2 AND r.produced_version IS NOT NULL \
+               AND r.blob_key IS NOT NULL AND i.taken_down_at IS NULL \
+               AND NOT EXISTS (SELECT 1 FROM takedown_covers c WHERE c.image_id = i.id)",
+        )
+        .bind(image_id.to_string())
+        .bind(code)
+        .fetch_optional(&self.pool)
+        .await?;
+        row.map(|r| {
+            Ok(ServedRender {
+                blob_key: r.try_get("blob_key")?,
+                version: r.try_get("produced_version")?,
+                size_bytes: unsigned(&r, "size_bytes")?,
+            })
+        })
+        .transpose()
+    }
+}

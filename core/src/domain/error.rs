@@ -1,0 +1,116 @@
+//! The one error type of the library. Every variant knows its JSON-RPC code,
+//! so the transport maps errors in one place and never leaks internals.
+//! (The conversions from the database's and the store's errors live beside
+//! them, in `crate::error`.)
+
+use super::downloads::DownloadState;
+use serde::Serialize;
+use serde_json::{json, Value};
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct FieldError {
+    pub field: String,
+    pub message: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("unauthorized")]
+    Unauthorized { retry_after_s: Option<u64> },
+    /// A login refused before its password was checked (1001).
+    #[error("throttled")]
+    Throttled { retry_after_s: u64 },
+    #[error("forbidden")]
+    Forbidden,
+    #[error("not_found")]
+    NotFound,
+    #[error("validation_failed")]
+    Validation(Vec<FieldError>),
+    #[error("cursor_stale")]
+    CursorStale,
+    #[error("taken_down")]
+    TakenDown,
+    #[error("download_not_ready")]
+    DownloadNotReady { state: DownloadState },
+    #[error("custom_crop_limit_exceeded")]
+    CustomCropLimit,
+    /// A new crop rule on a folder that has `limit` already: the same
+    /// code and message as a sixth custom crop, with the limit in `data`.
+    #[error("custom_crop_limit_exceeded")]
+    FolderRuleLimit { limit: usize },
+    #[error("rate_limited")]
+    RateLimited { retry_after_s: u64 },
+    #[error("timeout")]
+    Timeout,
+    #[error("internal error: {0:#}")]
+    Internal(#[from] anyhow::Error),
+}
+
+impl Error {
+    pub fn unauthorized() -> Self {
+        Error::Unauthorized {
+            retry_after_s: None,
+        }
+    }
+
+    pub fn invalid(field: &str, message: impl Into<String>) -> Self {
+        Error::Validation(vec![FieldError {
+            field: field.to_owned(),
+            message: message.into(),
+        }])
+    }
+
+    pub fn code(&self) -> i64 {
+        match self {
+            Error::Unauthorized { .. } | Error::Throttled { .. } => 1001,
+            Error::Forbidden => 1003,
+            Error::NotFound => 2001,
+            Error::Validation(_) => 2002,
+            Error::CursorStale => 2003,
+            Error::TakenDown => 2004,
+            Error::DownloadNotReady { .. } => 2006,
+            Error::CustomCropLimit | Error::FolderRuleLimit { .. } => 4001,
+            Error::RateLimited { .. } => 4002,
+            Error::Timeout => 5001,
+            Error::Internal(_) => -32603,
+        }
+    }
+
+    /// The public message: the contract's word for the code, never a detail.
+    pub fn message(&self) -> &'static str {
+        match self {
+            Error::Unauthorized { .. } | Error::Throttled { .. } => "unauthorized",
+            Error::Forbidden => "forbidden",
+            Error::NotFound => "not_found",
+            Error::Validation(_) => "validation_failed",
+            Error::CursorStale => "cursor_stale",
+            Error::TakenDown => "taken_down",
+            Error::DownloadNotReady { .. } => "download_not_ready",
+            Error::CustomCropLimit | Error::FolderRuleLimit { .. } => "custom_crop_limit_exceeded",
+            Error::RateLimited { .. } => "rate_limited",
+            Error::Timeout => "timeout",
+            Error::Internal(_) => "internal_error",
+        }
+    }
+
+    pub fn data(&self) -> Value {
+        match self {
+            Error::Unauthorized {
+                retry_after_s: Some(s),
+            } => json!({ "retry_after_s": s }),
+            Error::Throttled { retry_after_s } => {
+                json!({ "retry_after_s": retry_after_s, "reason": "throttled" })
+            }
+            Error::Validation(errors) => json!({ "errors": errors }),
+            Error::DownloadNotReady { state } => json!({ "state": state.as_str() }),
+            Error::RateLimited { retry_after_s } => json!({ "retry_after_s": retry_after_s }),
+            Error::FolderRuleLimit { limit } => json!({
+                "limit": limit,
+                "detail": format!("a folder holds at most {limit} crop rules"),
+            }),
+            _ => json!({}),
+        }
+    }
+}

@@ -1,0 +1,45 @@
+//! An owner's share of the service at upload time: bytes stored (the
+//! `LIGHTBOX_STORAGE_PER_OWNER_BYTES` quota, unlimited by default) and
+//! photos waiting for renders (RenderQuota's `maxPendingPerOwner`, which
+//! holds for ordinary uploads as it does for re-renders: past it, the
+//! owner's next upload waits, told when to retry).
+
+use crate::db::Repo;
+use crate::resources::Resources;
+use crate::{Error, Result};
+use uuid::Uuid;
+
+/// Seconds an owner over the pending cap is told to wait.
+pub const PENDING_RETRY_S: u64 = 5;
+
+/// Refuses an upload of `incoming` more bytes (0 before the size is
+/// known) that the owner's budget does not allow.
+pub async fn check_upload(
+    repo: &dyn Repo,
+    resources: &Resources,
+    storage_quota: Option<u64>,
+    owner: Uuid,
+    incoming: u64,
+) -> Result<()> {
+    if let Some(quota) = storage_quota {
+        let stored = repo.stored_bytes(owner).await?.max(0) as u64;
+        if stored.saturating_add(incoming) > quota || stored >= quota {
+            return Err(Error::invalid(
+                "file",
+                format!("over the storage quota of {quota} bytes"),
+            ));
+        }
+    }
+    let max_pending = resources
+        .render_quota()
+        .await?
+        .and_then(|q| q.max_pending_per_owner);
+    if let Some(max) = max_pending {
+        if repo.pending_of(owner).await?.max(0) as u64 >= max {
+            return Err(Error::RateLimited {
+                retry_after_s: PENDING_RETRY_S,
+            });
+        }
+    }
+    Ok(())
+}

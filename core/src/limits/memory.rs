@@ -1,0 +1,146 @@
+//! The render memory budget. A small file can decode to a huge bitmap (a
+//! 1 MB PNG of 100 MP at 16 bits per channel is 800 MB), and a pad crop's
+//! canvas is its box, not its source. So every job is estimated from the
+//! file's header before it decodes, and admitted against a per-process
+//! budget (`LIGHTBOX_RENDER_MEMORY_MB`): jobs wait for room, and a job
+//! larger than the whole budget fails with a reason instead of running.
+
+use crate::domain::crop::{CropSpec, Mode};
+use crate::render::spec::plan;
+use std::io::Cursor;
+use std::sync::Arc;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+const MB: u64 = 1 << 20;
+
+/// Half of the memory this process may use (the cgroup limit of its pod or
+/// container when there is one, else the machine's), at least 256 MiB.
+pub fn default_budget_mb() -> u64 {
+    let cgroup = std::fs::read_to_string("/sys/fs/cgroup/memory.max")
+        .or_else(|_| std::fs::read_to_string("/sys/fs/cgroup/memory/memory.limit_in_bytes"))
+        .ok()
+        .and_then(|s| s.trim().parse::<u64>().ok());
+    let machine = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|s| {
+            let line = s.lines().find(|l| l.starts_with("MemTotal:"))?;
+            line.split_whitespace().nth(1)?.parse::<u64>().ok()
+        })
+        .map(|kb| kb * 1024);
+    let limit = match (cgroup, machine) {
+        (Some(c), Some(m)) => c.min(m),
+        (c, m) => c.or(m).unwrap_or(2048 * MB),
+    };
+    (limit / 2 / MB).max(256)
+}
+
+/// A pad box over `max_pixels` shrinks, aspect kept, so no canvas exceeds it.
+pub fn cap_canvas(mut spec: CropSpec, max_pixels: u64) -> CropSpec {
+    let area = spec.width as u64 * spec.height as u64;
+    if spec.mode == Mode::Pad && area > max_pixels {
+        let s = (max_pixels as f64 / area as f64).sqrt();
+        spec.width = ((spec.width as f64 * s).floor() as u32).max(1);
+        spec.height = ((spec.height as f64 * s).floor() as u32).max(1);
+    }
+    spec
+}
+
+/// Bytes a render job may hold at its peak: the decoded source at its own
+/// depth, the RGBA copy the pipeline works on, and for every output its
+/// resized pixels, its canvas and the encoder's copy. `None` when the
+/// header cannot be read (the decode will fail on its own, cheaply).
+pub fn estimate(original: &[u8], specs: &[CropSpec]) -> Option<u64> {
+    let reader = image::ImageReader::new(Cursor::new(original))
+        .with_guessed_format()
+        .ok()?;
+    let decoder = reader.into_decoder().ok()?;
+    let (w, h) = image::ImageDecoder::dimensions(&decoder);
+    let depth = image::ImageDecoder::color_type(&decoder).bytes_per_pixel() as u64;
+    let source = w as u64 * h as u64;
+    let outputs: u64 = specs
+        .iter()
+        .map(|s| {
+            let (cw, ch) = plan(w, h, s).canvas;
+            cw as u64 * ch as u64 * 4 * 3
+        })
+        .sum();
+    Some(source * depth + source * 4 + outputs)
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("needs about {needed_mb} MiB to render; the render memory budget is {budget_mb} MiB")]
+pub struct OverBudget {
+    pub needed_mb: u64,
+    pub budget_mb: u64,
+}
+
+/// The per-process budget, in MiB units of a semaphore.
+#[derive(Clone)]
+pub struct RenderBudget {
+    mb: Arc<Semaphore>,
+    total_mb: u64,
+}
+
+impl RenderBudget {
+    pub fn new(total_mb: u64) -> RenderBudget {
+        let total_mb = total_mb.clamp(1, u32::MAX as u64);
+        RenderBudget {
+            mb: Arc::new(Semaphore::new(total_mb as usize)),
+            total_mb,
+        }
+    }
+
+    pub fn total_mb(&self) -> u64 {
+        self.total_mb
+    }
+
+    /// Waits until `bytes` fit; refuses at once what can never fit.
+    pub async fn admit(&self, bytes: u64) -> Result<OwnedSemaphorePermit, OverBudget> {
+        let needed_mb = bytes.div_ceil(MB).max(1);
+        if needed_mb > self.total_mb {
+            return Err(OverBudget {
+                needed_mb,
+                budget_mb: self.total_mb,
+            });
+        }
+        Ok(self
+            .mb
+            .clone()
+            .acquire_many_owned(needed_mb as u32)
+            .await
+            .expect("the budget is never closed"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pad(w: u32, h: u32) -> CropSpec {
+        let spec = serde_json::json!({"code": "p", "width": w, "height": h, "mode": "pad", "format": "jpg"});
+        serde_json::from_value(spec).unwrap()
+    }
+
+    #[test]
+    fn pad_canvases_are_capped_at_max_pixels() {
+        let c = cap_canvas(pad(15000, 15000), 1_000_000);
+        assert!(c.width as u64 * c.height as u64 <= 1_000_000);
+        assert_eq!(c.width, c.height);
+        assert_eq!(cap_canvas(pad(100, 50), 1_000_000).width, 100);
+    }
+
+    #[tokio::test]
+    async fn a_job_over_the_whole_budget_is_refused_and_others_wait() {
+        let b = RenderBudget::new(10);
+        assert!(b.admit(11 * MB).await.is_err());
+        let held = b.admit(8 * MB).await.unwrap();
+        let waiting = tokio::spawn({
+            let b = b.clone();
+            async move { b.admit(4 * MB).await.map(|_| ()) }
+        });
+        tokio::task::yield_now().await;
+        assert!(!waiting.is_finished());
+        drop(held);
+        waiting.await.unwrap().unwrap();
+    }
+}

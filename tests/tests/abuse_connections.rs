@@ -1,0 +1,121 @@
+//! Issue 17, item 3: slow and idle clients are cut off within their
+//! timeouts, and open connections are capped. Raw sockets, so the test
+//! controls every byte the server sees.
+
+use lightbox_e2e::{proc, Server};
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+fn addr(srv: &Server) -> String {
+    srv.url.trim_start_matches("http://").to_owned()
+}
+
+/// Reads until the server closes the connection; how long that took.
+async fn until_closed(mut s: TcpStream, limit: Duration) -> Option<Duration> {
+    let start = Instant::now();
+    let mut buf = [0u8; 4096];
+    loop {
+        match tokio::time::timeout(limit.saturating_sub(start.elapsed()), s.read(&mut buf)).await {
+            Ok(Ok(0)) | Ok(Err(_)) => return Some(start.elapsed()),
+            Ok(Ok(_)) => {}
+            Err(_) => return None,
+        }
+    }
+}
+
+fn timeouts() -> Vec<(&'static str, &'static str)> {
+    vec![
+        ("LIGHTBOX_HEADER_READ_TIMEOUT_S", "2"),
+        ("LIGHTBOX_IDLE_TIMEOUT_S", "30"),
+        ("LIGHTBOX_BODY_READ_TIMEOUT_S", "3"),
+    ]
+}
+
+#[tokio::test]
+async fn a_half_sent_request_head_is_dropped_after_the_header_timeout() {
+    let srv = Server::start_with(&timeouts());
+    let mut s = TcpStream::connect(addr(&srv)).await.unwrap();
+    s.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+        .await
+        .unwrap();
+    let closed = until_closed(s, Duration::from_secs(10)).await;
+    assert!(
+        closed.is_some_and(|d| d < Duration::from_secs(5)),
+        "{closed:?}"
+    );
+}
+
+#[tokio::test]
+async fn an_idle_keep_alive_connection_is_closed() {
+    let srv = Server::start_with(&timeouts());
+    let mut s = TcpStream::connect(addr(&srv)).await.unwrap();
+    s.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        .await
+        .unwrap();
+    let mut first = [0u8; 12];
+    s.read_exact(&mut first).await.unwrap();
+    assert_eq!(&first, b"HTTP/1.1 200");
+    let closed = until_closed(s, Duration::from_secs(10)).await;
+    assert!(
+        closed.is_some_and(|d| d < Duration::from_secs(5)),
+        "{closed:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_body_dripped_byte_by_byte_is_cut_at_the_body_deadline() {
+    let srv = Server::start_with(&timeouts());
+    let mut s = TcpStream::connect(addr(&srv)).await.unwrap();
+    let head = "POST /rpc HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n";
+    s.write_all(head.as_bytes()).await.unwrap();
+    let start = Instant::now();
+    let (mut rd, mut wr) = s.into_split();
+    // One byte every 300 ms: always some progress, never the whole body.
+    let drip = tokio::spawn(async move {
+        while wr.write_all(b" ").await.is_ok() {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            if start.elapsed() > Duration::from_secs(20) {
+                break;
+            }
+        }
+    });
+    let mut answer = Vec::new();
+    let read = tokio::time::timeout(Duration::from_secs(10), rd.read_to_end(&mut answer)).await;
+    drip.abort();
+    assert!(read.is_ok(), "still open after 10 s");
+    assert!(
+        start.elapsed() < Duration::from_secs(6),
+        "{:?}",
+        start.elapsed()
+    );
+    let text = String::from_utf8_lossy(&answer);
+    assert!(text.is_empty() || text.starts_with("HTTP/1.1 4"), "{text}");
+}
+
+#[tokio::test]
+async fn open_connections_are_capped_and_normal_requests_still_answer() {
+    let srv = Server::start_with(&[
+        ("LIGHTBOX_MAX_CONNECTIONS", "16"),
+        ("LIGHTBOX_HEADER_READ_TIMEOUT_S", "3"),
+    ]);
+    let pid = srv.pid();
+    let before = proc::sockets(pid);
+    let mut held = Vec::new();
+    for _ in 0..100 {
+        let mut s = TcpStream::connect(addr(&srv)).await.unwrap();
+        s.write_all(b"GET /healthz HTTP/1.1\r\n").await.unwrap();
+        held.push(s);
+    }
+    let open = || proc::sockets(pid).saturating_sub(before);
+    assert!(proc::within(Duration::from_secs(5), || open() >= 16).await);
+    // A bounded look for growth past the cap (the listener itself is one).
+    let grew = proc::within(Duration::from_secs(1), || open() > 16 + 1).await;
+    assert!(!grew, "{} sockets held by 100 slow clients", open());
+    // The slow ones time out and make room: a normal request is answered.
+    let started = Instant::now();
+    let (status, _, _) = srv.fetch("/healthz").await;
+    assert_eq!(status, 200);
+    assert!(started.elapsed() < Duration::from_secs(30));
+    drop(held);
+}
