@@ -63,36 +63,73 @@ def hostport(url):
     return host, int(port)
 
 
-def held_socket(url, payload, key, hold_limit):
-    """Sends `payload`, never reads; counts how the server ended it."""
+def slowloris(url, payload, hold_limit):
+    """Sends half a request head and never finishes it; counts whether the
+    server closed the socket within `hold_limit`. A socket still waiting
+    when the attack ends has not had its chance yet and is not counted."""
     while not stop.is_set():
         s = socket.create_connection(hostport(url))
         s.sendall(payload)
         opened = time.time()
-        status = None
         s.settimeout(0.5)
-        closed = False
-        while not stop.is_set():
+        outcome = None
+        while outcome is None:
             try:
-                # Peek without consuming: a zip's bytes stay unread.
-                data = s.recv(12, socket.MSG_PEEK)
-                if not data:
-                    closed = True
-                    break
-                if key == "zip":
-                    # A zip being sent, or a visitor over the cap (429/503).
-                    status = "zip" if data.startswith(b"HTTP/1.1 200") else "zip_refused"
-                    time.sleep(0.5)
+                if not s.recv(4096):
+                    outcome = "closed_by_server"
             except socket.timeout:
                 pass
             except OSError:
-                closed = True
+                outcome = "closed_by_server"
+            if outcome is None and time.time() - opened > hold_limit:
+                outcome = "still_open"
+            if outcome is None and stop.is_set():
                 break
-            if time.time() - opened > hold_limit:
-                break
-        name = status if key == "zip" and status else key
-        count(name + ("_closed_by_server" if closed else "_still_open"))
+        if outcome:
+            count("slowloris_" + outcome)
         s.close()
+
+
+def http_body_complete(raw):
+    """Whether `raw` (a whole HTTP/1.1 response as read to EOF) carries its
+    whole body: chunked with its last chunk, or Content-Length bytes."""
+    head, _, body = raw.partition(b"\r\n\r\n")
+    headers = head.lower()
+    if b"transfer-encoding: chunked" in headers:
+        return body.endswith(b"0\r\n\r\n")
+    for line in headers.split(b"\r\n"):
+        if line.startswith(b"content-length:"):
+            return len(body) >= int(line.split(b":", 1)[1])
+    return False
+
+
+def unread_zip(url, request, hold):
+    """Asks for a zip and reads nothing for `hold` seconds (longer than the
+    server's send timeout), then reads what is there to EOF: a server that
+    cut the stalled zip off leaves its body incomplete."""
+    while not stop.is_set():
+        s = socket.create_connection(hostport(url))
+        s.sendall(request)
+        if stop.wait(hold):
+            s.close()
+            return
+        s.settimeout(30)
+        raw = bytearray()
+        try:
+            while True:
+                data = s.recv(1 << 20)
+                if not data:
+                    break
+                raw += data
+        except OSError:
+            pass
+        s.close()
+        if not raw.startswith(b"HTTP/1.1 200"):
+            count("zip_refused")
+        elif http_body_complete(bytes(raw)):
+            count("zip_completed_while_unread")
+        else:
+            count("zip_cut_off_by_server")
 
 
 def ready_archive(url, token):
@@ -113,23 +150,24 @@ def main():
     p.add_argument("--password", required=True)
     p.add_argument("--seconds", type=int, default=30)
     p.add_argument("--header-timeout", type=int, default=10)
+    p.add_argument("--zip-send-timeout", type=int, default=30)
     a = p.parse_args()
     token = rpc(a.url, "auth.login", {"email": a.email, "password": a.password})["result"]["access_token"]
     threads = [threading.Thread(target=login_flood, args=(a.url, i < 4)) for i in range(16)]
     slow = b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: "
     hold = a.header_timeout * 3
-    threads += [threading.Thread(target=held_socket, args=(a.url, slow, "slowloris", hold)) for _ in range(100)]
+    threads += [threading.Thread(target=slowloris, args=(a.url, slow, hold)) for _ in range(100)]
     archive = ready_archive(a.url, token)
     if archive:
         req = ("GET %s HTTP/1.1\r\nHost: x\r\n\r\n" % archive).encode()
-        threads += [threading.Thread(target=held_socket, args=(a.url, req, "zip", 3600)) for _ in range(20)]
+        threads += [threading.Thread(target=unread_zip, args=(a.url, req, a.zip_send_timeout * 2)) for _ in range(20)]
     for t in threads:
         t.daemon = True
         t.start()
     time.sleep(a.seconds)
     stop.set()
     for t in threads:
-        t.join(timeout=5)
+        t.join(timeout=40)
     print("attack:", json.dumps(counts, sort_keys=True))
     failed = []
     if counts.get("slowloris_still_open", 0):
@@ -142,8 +180,10 @@ def main():
         failed.append("no flood login from one address was throttled")
     if not archive:
         failed.append("no photo to zip")
-    elif not counts.get("zip_closed_by_server"):
+    elif not counts.get("zip_cut_off_by_server"):
         failed.append("no unread zip was cut off by the server")
+    elif counts.get("zip_completed_while_unread", 0):
+        failed.append("a zip nobody read past the send timeout was sent whole")
     if failed:
         print("attack: FAILED:", "; ".join(failed))
         raise SystemExit(1)

@@ -23,7 +23,7 @@ curl -sf -o /dev/null "$url/api/v1/images" -H "Authorization: Bearer $token" \
     -F "file=@${CORPUS:-../shared/corpus}/elephants_5640x3172_prog.jpg"
 echo "## attacked: ${secs}s of load beside a login flood, slowloris and unread zips ($(date -u +%F), $(nproc) cores)"
 python3 bench/attack.py --url "$url" --email "$LIGHTBOX_ADMIN_EMAIL" --password "$LIGHTBOX_ADMIN_PASSWORD" \
-    --seconds "$secs" --header-timeout 5 &
+    --seconds "$secs" --header-timeout 5 --zip-send-timeout 5 &
 attacker=$!
 status=0
 target/debug/load --url "$url" --email "$LIGHTBOX_ADMIN_EMAIL" --password "$LIGHTBOX_ADMIN_PASSWORD" \

@@ -1,21 +1,35 @@
 #!/usr/bin/env bash
-# Render throughput and peak memory: Lightbox's pipeline and libvips side by
-# side in one run, over ../shared/corpus, two images at a time.
-# Installs libvips (Debian) and pyvips (PyPI) when missing.
+# Render throughput, CPU and peak memory over ../shared/corpus, two images
+# at a time, all in one run and alternated so drift hits every tool:
+#   render-bench         Lightbox's pipeline alone (decode, renders, encode)
+#   lightbox (HTTP API)  the whole service: upload, store, queue, render job,
+#                        recording; a fresh embedded lightbox-api per round
+#   libvips (pyvips)     the same cascade, every stage materialised, one
+#                        image per worker process, VIPS_CONCURRENCY=1
+#   libvips (vipsthumbnail) the CLI per image and preset
+# Installs libvips (Debian) and pyvips (PyPI) when missing. ROUNDS (3) is
+# how often each file goes through each tool per pass; PASSES (2).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 corpus="${CORPUS:-../shared/corpus}"
 files=("$corpus"/*.jpg "$corpus"/*.png "$corpus"/*.webp)
 export ROUNDS="${ROUNDS:-3}" PARALLEL="${PARALLEL:-2}"
 
-if ! python3 -c 'import pyvips' 2>/dev/null; then
-    command -v vips >/dev/null || { apt-get update -qq && apt-get install -y -qq libvips-tools; }
-    python3 -m pip install -q pyvips
+if ! python3 -c 'import pyvips' 2>/dev/null || ! command -v vipsthumbnail >/dev/null; then
+    command -v vipsthumbnail >/dev/null || { apt-get update -qq && apt-get install -y -qq libvips-tools; }
+    python3 -c 'import pyvips' 2>/dev/null || python3 -m pip install -q pyvips
 fi
+source bench/lib.sh
 cargo build -q -p lightbox-bench --bin render-bench
+cargo build -q -p lightbox-api
 
-echo "# $(date -u +%F) $(nproc) cores; ${#files[@]} images x $ROUNDS rounds, $PARALLEL at a time"
-for i in 1 2; do   # alternate, so drift between the two hits both
+echo "# $(date -u +%F) $(nproc) cores; ${#files[@]} images x $ROUNDS rounds, $PARALLEL at a time; $(vips --version)"
+for pass in $(seq "${PASSES:-2}"); do
     ./target/debug/render-bench "${files[@]}"
     python3 bench/vips_render.py "${files[@]}"
+    launch "api$pass" lightbox-api
+    python3 bench/render_api.py --url "$url" --pid "$pid" --email "$LIGHTBOX_ADMIN_EMAIL" \
+        --password "$LIGHTBOX_ADMIN_PASSWORD" "${files[@]}"
+    kill "$pid"
+    wait "$pid" 2>/dev/null || true
 done

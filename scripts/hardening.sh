@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Hardening, all in one place: the authorization matrix, hostile input,
 # bad files and fault tests (cargo test), then fuzzing (scripts/fuzz.sh),
-# load and soak against embedded and cluster setups (bench/load.sh), and
-# serving speed against nginx (bench/serve.sh).
+# load and soak against embedded and cluster setups (bench/load.sh), the
+# same load beside a login flood, slowloris clients and unread zips
+# (bench/attack.sh), and serving speed against nginx (bench/serve.sh).
 #
 # Bounds (defaults are the longer runs recorded in bench/RESULTS.md):
 #   FUZZ_SECONDS per target (60), LOAD_SECONDS per setup (120),
@@ -24,7 +25,7 @@ echo "== fuzzing (${FUZZ_SECONDS:-60}s per target)"
 scripts/fuzz.sh
 echo "== load and soak (${LOAD_SECONDS:-120}s per setup)"
 bench/load.sh
-# bench/attack.sh (a login flood, slowloris and unread zips beside the load
-# test) is not run here yet: it has not had its first clean run (issue 17).
+echo "== abuse beside load: login flood, slowloris, unread zips (${ATTACK_SECONDS:-60}s)"
+bench/attack.sh
 echo "== serving speed against nginx (${SERVE_SECONDS:-15}s per run)"
 bench/serve.sh

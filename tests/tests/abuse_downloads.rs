@@ -18,6 +18,28 @@ async fn request_without_reading(srv: &Server, path: &str) -> TcpStream {
     s
 }
 
+/// Asks for the zip at `path`, reads nothing, and returns once the server
+/// has started sending it (its `200` is waiting in the socket), so the zip
+/// holds its slot: without this wait a later request could take the slot
+/// first on a busy machine.
+async fn held_zip(srv: &Server, path: &str) -> TcpStream {
+    let s = request_without_reading(srv, path).await;
+    let mut head = [0u8; 12];
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let n = tokio::time::timeout_at(deadline, s.peek(&mut head))
+            .await
+            .expect("the zip never started")
+            .expect("peek");
+        if n == head.len() {
+            break;
+        }
+        assert!(n > 0, "the server closed a zip it should hold");
+    }
+    assert_eq!(&head, b"HTTP/1.1 200", "a held zip was refused");
+    s
+}
+
 /// A 16 MB photo (bigger than the socket buffers), ready, and its zip link.
 async fn big_archive(srv: &Server, t: &str) -> String {
     let bytes = corpus("elephants_5640x3172_prog.jpg");
@@ -83,30 +105,19 @@ async fn zips_beyond_the_cap_are_refused_with_retry_after() {
         ("LIGHTBOX_ZIP_MAX_PER_FOLDER", "2"),
         ("LIGHTBOX_ZIP_MAX", "3"),
         // Long enough that the held zips outlast the checks below on a busy
-        // machine (CI once took more than 8 s between them).
-        ("LIGHTBOX_ZIP_SEND_TIMEOUT_S", "30"),
+        // machine.
+        ("LIGHTBOX_ZIP_SEND_TIMEOUT_S", "20"),
     ]);
     let t = srv.admin_token().await;
     let url = big_archive(&srv, &t).await;
     let other = big_archive(&srv, &t).await;
-    let _held = [
-        request_without_reading(&srv, &url).await,
-        request_without_reading(&srv, &url).await,
-    ];
-    let (status, _, headers) = lightbox_e2e::eventually(Duration::from_secs(30), "429", || async {
-        let got = srv.fetch(&url).await;
-        (got.0 != 200).then_some(got)
-    })
-    .await;
+    let _held = [held_zip(&srv, &url).await, held_zip(&srv, &url).await];
+    let (status, _, headers) = srv.fetch(&url).await;
     assert_eq!(status, 429);
     assert!(headers.get("retry-after").is_some());
     // Another photo: its folder has room, the server one slot left.
-    let _third = request_without_reading(&srv, &other).await;
-    let (status, _, headers) = lightbox_e2e::eventually(Duration::from_secs(20), "503", || async {
-        let got = srv.fetch(&other).await;
-        (got.0 == 503).then_some(got)
-    })
-    .await;
+    let _third = held_zip(&srv, &other).await;
+    let (status, _, headers) = srv.fetch(&other).await;
     assert_eq!(status, 503);
     assert!(headers.get("retry-after").is_some());
     // The stalled zips give up at their send timeout and free their slots.

@@ -116,24 +116,13 @@ async fn racing_rules_never_pass_ten() {
     assert_eq!((set, refused), (10, 14), "{answers:?}");
 }
 
-/// `/metrics` from `LIGHTBOX_METRICS_LISTEN` where the build has that
-/// listener (issue 18), else from the public port.
-async fn metrics(srv: &Server, metrics_addr: &str) -> String {
-    let second = srv
-        .http()
-        .get(format!("http://{metrics_addr}/metrics"))
-        .send()
-        .await;
-    match second {
-        Ok(r) if r.status().is_success() => r.text().await.unwrap(),
-        _ => String::from_utf8(srv.fetch("/metrics").await.1).unwrap(),
-    }
-}
-
 #[tokio::test]
 async fn metrics_label_custom_crops_and_folder_rules_by_kind() {
     let metrics_addr = format!("127.0.0.1:{}", proc::free_port());
     let srv = Server::start_with(&[("LIGHTBOX_METRICS_LISTEN", &metrics_addr)]);
+    // Metrics live only on their own listener, never on the public port
+    // (which the chart's Ingress exposes).
+    assert_eq!(srv.fetch("/metrics").await.0, 404);
     let t = srv.admin_token().await;
     let albums = srv.ok(Some(&t), "album.list", json!({})).await;
     let album = albums["items"][0]["id"].clone();
@@ -147,7 +136,16 @@ async fn metrics_label_custom_crops_and_folder_rules_by_kind() {
         Duration::from_secs(30),
         "custom renders counted",
         || async {
-            let text = metrics(&srv, &metrics_addr).await;
+            let r = srv
+                .http()
+                .get(format!("http://{metrics_addr}/metrics"))
+                .send()
+                .await;
+            let text = r
+                .expect("the metrics listener answers")
+                .text()
+                .await
+                .unwrap();
             text.contains("preset=\"custom\"").then_some(text)
         },
     )
