@@ -29,6 +29,16 @@ pub fn decode<T: DeserializeOwned>(params: Value) -> Result<T, Error> {
     })
 }
 
+/// For `#[serde(default, deserialize_with = "present")]` on an
+/// `Option<Option<T>>`: absent stays `None`, null becomes `Some(None)`.
+pub fn present<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::Deserialize<'de>,
+{
+    <Option<T> as serde::Deserialize>::deserialize(d).map(Some)
+}
+
 /// The path of the first string (or key) holding a NUL character.
 fn nul_in(v: &Value, path: &str) -> Option<String> {
     let here = || {

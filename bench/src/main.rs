@@ -54,7 +54,8 @@ fn main() {
                     pipeline::decode_whole(bytes, 200_000_000)
                 };
                 let decoded = decoded.expect("decode");
-                let out = pipeline::render_all(&decoded, &presets).expect("render");
+                let out =
+                    lightbox_core::render::cascade::render_all(decoded, &presets).expect("render");
                 assert_eq!(out.len(), presets.len());
             });
         }

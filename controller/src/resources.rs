@@ -24,6 +24,20 @@ pub enum Format {
     Webp,
     Jpg,
     Png,
+    Avif,
+}
+
+// Where a `fill` preset cuts (absent: centre). A plain comment: a doc
+// comment would become the schema's description.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Focus {
+    Center,
+    Top,
+    Bottom,
+    Left,
+    Right,
+    Smart,
 }
 
 fn default_quality() -> u8 {
@@ -63,6 +77,8 @@ pub struct CropPresetSpec {
     #[serde(default = "default_quality")]
     #[schemars(range(min = 1, max = 100))]
     pub quality: u8,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub focus: Option<Focus>,
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone, Default, PartialEq, JsonSchema)]
@@ -180,6 +196,21 @@ impl From<Format> for lightbox_core::domain::crop::Format {
             Format::Webp => F::Webp,
             Format::Jpg => F::Jpg,
             Format::Png => F::Png,
+            Format::Avif => F::Avif,
+        }
+    }
+}
+
+impl From<Focus> for lightbox_core::domain::focus::Focus {
+    fn from(f: Focus) -> Self {
+        use lightbox_core::domain::focus::Focus as F;
+        match f {
+            Focus::Center => F::Center,
+            Focus::Top => F::Top,
+            Focus::Bottom => F::Bottom,
+            Focus::Left => F::Left,
+            Focus::Right => F::Right,
+            Focus::Smart => F::Smart,
         }
     }
 }
@@ -193,6 +224,8 @@ impl From<&CropPresetSpec> for lightbox_core::domain::crop::CropSpec {
             mode: s.mode.into(),
             format: s.format.into(),
             quality: s.quality,
+            focus: s.focus.map(Into::into),
+            at: None,
         }
     }
 }

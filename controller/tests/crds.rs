@@ -109,13 +109,15 @@ fn example(kind: &str) -> Value {
 
 #[test]
 fn a_bad_crop_preset_is_refused_by_the_schema() {
-    let cases: [(&str, Value); 6] = [
+    let cases: [(&str, Value); 8] = [
         ("code", Value::from("Bad_Code")),
         ("width", Value::from(15001)),
         ("height", Value::from(-1)),
         ("quality", Value::from(0)),
         ("quality", Value::from(101)),
         ("mode", Value::from("stretch")),
+        ("focus", Value::from("middle")),
+        ("format", Value::from("heic")),
     ];
     for (field, value) in cases {
         let mut p = example("CropPreset");
@@ -134,6 +136,10 @@ fn a_bad_crop_preset_is_refused_by_the_schema() {
     one_side["spec"]["width"] = 0.into();
     one_side["spec"]["height"] = 500.into();
     admitted(&one_side).unwrap();
+    let mut avif = example("CropPreset");
+    avif["spec"]["format"] = "avif".into();
+    avif["spec"]["focus"] = "top".into();
+    admitted(&avif).unwrap();
 }
 
 #[test]

@@ -67,6 +67,7 @@ fn preset(code: &str, finalized: bool, deleted: bool) -> CropPreset {
             mode: Mode::Fill,
             format: Format::Webp,
             quality: 82,
+            focus: None,
         },
     );
     p.metadata.namespace = Some("photos".into());

@@ -12,8 +12,10 @@ fn main() {
         let t0 = Instant::now();
         let exif = ExifInfo::from_container(&bytes);
         let decoded = pipeline::decode(&bytes, 200_000_000, &default_presets()).expect("decode");
+        let (width, height) = (decoded.width, decoded.height);
         let t1 = Instant::now();
-        let out = pipeline::render_all(&decoded, &default_presets()).expect("render");
+        let out = lightbox_core::render::cascade::render_all(decoded, &default_presets())
+            .expect("render");
         let t2 = Instant::now();
         let sizes: Vec<String> = out
             .iter()
@@ -21,8 +23,8 @@ fn main() {
             .collect();
         println!(
             "{path}: {}x{} decode {:?} render {:?} {:?} exif taken_at={:?} orient={}",
-            decoded.width,
-            decoded.height,
+            width,
+            height,
             t1 - t0,
             t2 - t1,
             sizes,

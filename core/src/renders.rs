@@ -87,7 +87,18 @@ impl Renderer {
             .filter(|r| !r.is_current())
             .collect();
         if !pending.is_empty() {
-            let specs: Vec<CropSpec> = pending.iter().map(|r| r.spec.clone()).collect();
+            // Read after the rows: a focus change bumps them with it.
+            let point = self.repo.details(image_id).await?.focus;
+            let source = |code: &str| {
+                desired
+                    .iter()
+                    .find(|(s, _)| s.code == code)
+                    .map_or(SpecSource::Preset, |(_, source)| *source)
+            };
+            let specs: Vec<CropSpec> = pending
+                .iter()
+                .map(|r| crop::aimed(r.spec.clone(), source(&r.code), point))
+                .collect();
             let original = self.store.get_bytes(&image.original_key).await?;
             let max_pixels = self.resources.max_pixels().await?;
             let specs: Vec<CropSpec> = specs
@@ -102,11 +113,14 @@ impl Renderer {
             };
             let rendered = tokio::task::spawn_blocking(move || {
                 let decoded = pipeline::decode(&original, max_pixels, &specs)?;
-                pipeline::render_all(&decoded, &specs)
+                // The file's bytes are not needed past the decode.
+                drop(original);
+                let seen = crate::render::placeholder::seen(&decoded);
+                crate::render::cascade::render_all(decoded, &specs).map(|o| (o, seen))
             })
             .await
             .map_err(|e| Error::Internal(e.into()))?;
-            let outputs = match rendered {
+            let (outputs, (hash, salient)) = match rendered {
                 Ok(outputs) => outputs,
                 Err(e) => return self.fail(image_id, &e.to_string()).await,
             };
@@ -114,6 +128,7 @@ impl Renderer {
                 let label = metric_label(&desired, &row.code);
                 self.store_output(row, out, label).await?;
             }
+            self.repo.set_placeholder(image_id, &hash, salient).await?;
         }
         self.settle(image_id, image.status).await
     }

@@ -55,7 +55,10 @@ pub async fn download(
         }
         .into());
     }
-    let stream = state.store.get_stream(&file.key, None).await?;
+    let stream = state
+        .store
+        .get_stream(&file.key, file.range.clone())
+        .await?;
     let headers = [
         (header::CONTENT_TYPE, file.mime.to_owned()),
         (header::CONTENT_LENGTH, file.size_bytes.to_string()),

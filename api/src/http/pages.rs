@@ -11,10 +11,11 @@ use lightbox_core::sharing::visitors::photo_page;
 use uuid::Uuid;
 
 /// `default-src 'none'`: images only from this service and its image
-/// host, styles as `styles` says, no script at all.
+/// host (and `data:`, for the placeholders painted server-side), styles as
+/// `styles` says, no script at all.
 pub(crate) fn csp(image_host: &str, styles: &str) -> String {
     format!(
-        "default-src 'none'; img-src 'self' {image_host}; style-src {styles}; \
+        "default-src 'none'; img-src 'self' {image_host} data:; style-src {styles}; \
          base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
     )
 }

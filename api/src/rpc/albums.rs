@@ -6,6 +6,7 @@ use super::ctx::Ctx;
 use lightbox_core::albums::{AlbumDto, Items, JobResult};
 use lightbox_core::auth::links::SignedLink;
 use lightbox_core::domain::crop::{CropSpec, Format, Mode, DEFAULT_QUALITY};
+use lightbox_core::domain::focus::Focus;
 use lightbox_core::domain::links::{Link, LinkKind};
 use lightbox_core::images::downloads;
 use lightbox_core::sharing::aliases::{OwnerLookup, OwnerStatus};
@@ -97,6 +98,7 @@ pub struct CropSet {
     #[serde(default)]
     format: Format,
     quality: Option<u8>,
+    focus: Option<Focus>,
 }
 
 pub async fn crop_set(ctx: Ctx, p: CropSet) -> Result<JobResult> {
@@ -108,6 +110,8 @@ pub async fn crop_set(ctx: Ctx, p: CropSet) -> Result<JobResult> {
         mode: p.mode,
         format: p.format,
         quality: p.quality.unwrap_or(DEFAULT_QUALITY),
+        focus: p.focus,
+        at: None,
     };
     let owner = ctx.caller()?.user_id;
     ctx.state.albums.set_crop(owner, album, spec).await

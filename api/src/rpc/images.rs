@@ -3,6 +3,7 @@
 use super::ctx::Ctx;
 use lightbox_core::auth::links::SignedLink;
 use lightbox_core::domain::crop::{CropSpec, Format, Mode, DEFAULT_QUALITY};
+use lightbox_core::domain::focus::{check_point, Focus, Point};
 use lightbox_core::domain::links::{Link, LinkKind};
 use lightbox_core::images::downloads::{self, DownloadChoices};
 use lightbox_core::images::dto::{ImageDto, PublicImage};
@@ -51,6 +52,9 @@ pub struct Update {
     title: Option<String>,
     description: Option<String>,
     album_id: Option<String>,
+    /// Absent: unchanged; null: cleared; `{x, y}`: set.
+    #[serde(default, deserialize_with = "crate::params::present")]
+    focus: Option<Option<Point>>,
 }
 
 pub async fn update(ctx: Ctx, p: Update) -> Result<ImageDto> {
@@ -65,10 +69,13 @@ pub async fn update(ctx: Ctx, p: Update) -> Result<ImageDto> {
         description: p.description,
         album_id,
     };
-    ctx.state
-        .images
-        .update(ctx.caller()?.user_id, id, edit)
-        .await
+    let owner = ctx.caller()?.user_id;
+    let Some(focus) = p.focus else {
+        return ctx.state.images.update(owner, id, edit).await;
+    };
+    check_point(focus)?;
+    ctx.state.images.update(owner, id, edit).await?;
+    ctx.state.images.set_focus(owner, id, focus).await
 }
 
 pub async fn delete(ctx: Ctx, p: Id) -> Result<Value> {
@@ -89,6 +96,7 @@ pub struct CropAdd {
     #[serde(default)]
     format: Format,
     quality: Option<u8>,
+    focus: Option<Focus>,
 }
 
 pub async fn crop_add(ctx: Ctx, p: CropAdd) -> Result<ImageDto> {
@@ -100,6 +108,8 @@ pub async fn crop_add(ctx: Ctx, p: CropAdd) -> Result<ImageDto> {
         mode: p.mode,
         format: p.format,
         quality: p.quality.unwrap_or(DEFAULT_QUALITY),
+        focus: p.focus,
+        at: None,
     };
     ctx.state
         .images

@@ -37,6 +37,8 @@ impl Albums {
                 self.repo.renders_of(&ids).await?
             }
             Variant::Full => Vec::new(),
+            // A clip is one photo's, and its owner's only.
+            Variant::Motion => return Err(Error::invalid("variant", "must be screen or full")),
         };
         let entries = zip_entries(&visible, &renders, variant == Variant::Full);
         if entries.is_empty() {

@@ -8,6 +8,7 @@
 
 pub mod albums;
 pub mod budget;
+pub mod details;
 pub mod images;
 pub mod outbox;
 pub mod renders;
@@ -24,6 +25,7 @@ pub use albums::{
     AlbumRepo, AliasChange, LinkChange, Moderated, Publication, Published, SharingRepo,
 };
 pub use budget::BudgetRepo;
+pub use details::DetailsRepo;
 pub use images::{ImageChange, ImageRepo};
 pub use outbox::{OutboxRepo, OutboxRow};
 pub use renders::{CropAdd, RenderRepo};
@@ -107,6 +109,7 @@ pub trait Repo:
     + OutboxRepo
     + ResourceRepo
     + BudgetRepo
+    + DetailsRepo
     + Send
     + Sync
 {

@@ -1,6 +1,7 @@
 //! Whether a download can be had now: the original, a screen render at the
 //! version a link was minted for, or an image's whole archive.
 
+use super::details::Clip;
 use super::downloads::DownloadState;
 use super::image::{Image, ImageStatus};
 use super::render::Render;
@@ -11,6 +12,15 @@ pub fn full_state(image: &Image) -> DownloadState {
         DownloadState::Unavailable
     } else {
         DownloadState::Ready
+    }
+}
+
+/// Whether a motion photo's clip can be downloaded: as the original, when
+/// the photo has one.
+pub fn motion_state(image: &Image, clip: Option<&Clip>) -> DownloadState {
+    match clip {
+        Some(_) => full_state(image),
+        None => DownloadState::Unavailable,
     }
 }
 

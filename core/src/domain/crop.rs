@@ -4,6 +4,7 @@
 
 use super::checks::Checks;
 use super::error::Result;
+use super::focus::{At, Focus, Point};
 use serde::{Deserialize, Serialize};
 
 /// The largest box side a spec may ask for.
@@ -34,6 +35,7 @@ wire_enum! {
         Webp = "webp",
         Jpg = "jpg",
         Png = "png",
+        Avif = "avif",
     }
 }
 
@@ -47,6 +49,7 @@ impl Format {
             Format::Webp => "image/webp",
             Format::Jpg => "image/jpeg",
             Format::Png => "image/png",
+            Format::Avif => "image/avif",
         }
     }
 }
@@ -73,6 +76,14 @@ pub struct CropSpec {
     pub format: Format,
     #[serde(default = "default_quality")]
     pub quality: u8,
+    /// Where a `fill` cuts; absent means centre. Never serialised when
+    /// absent, so specs stored before it existed keep their version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub focus: Option<Focus>,
+    /// The photo's focal point, set by the render job for one render
+    /// (`aimed`); it wins over `focus`. Never stored or accepted.
+    #[serde(skip)]
+    pub at: Option<At>,
 }
 
 fn default_quality() -> u8 {
@@ -88,13 +99,16 @@ impl CropSpec {
             mode,
             format: Format::Webp,
             quality: DEFAULT_QUALITY,
+            focus: None,
+            at: None,
         }
     }
 
     /// Everything that changes the output; a different key means a new version.
     pub fn key(&self) -> String {
+        let focus = self.focus.map(|f| format!("/{f:?}")).unwrap_or_default();
         format!(
-            "{}x{}/{:?}/{}/q{}",
+            "{}x{}/{:?}/{}/q{}{focus}",
             self.width,
             self.height,
             self.mode,
@@ -170,6 +184,21 @@ pub fn desired(
         }
     }
     specs
+}
+
+/// Whether the photo's focal point decides this render: every `fill`,
+/// except a custom crop that names its own focus.
+pub fn takes_point(spec: &CropSpec, source: SpecSource) -> bool {
+    spec.mode == Mode::Fill && !(source == SpecSource::Custom && spec.focus.is_some())
+}
+
+/// The spec as one photo renders it: where the focal point applies
+/// (`takes_point`), it becomes the spec's `at`.
+pub fn aimed(mut spec: CropSpec, source: SpecSource, point: Option<Point>) -> CropSpec {
+    if let Some(p) = point.filter(|_| takes_point(&spec, source)) {
+        spec.at = Some(p.at());
+    }
+    spec
 }
 
 /// Where a new custom crop's code may not go: a preset's or a folder rule's.

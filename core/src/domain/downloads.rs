@@ -8,6 +8,8 @@ wire_enum! {
         Screen = "screen",
         /// The original.
         Full = "full",
+        /// A motion photo's clip, cut from the original: its owner's only.
+        Motion = "motion",
     }
 }
 

@@ -5,11 +5,13 @@ use super::accounts::{normalize_scopes, Scope};
 use super::album::Album;
 use super::album::{Order, Policy, PolicyPatch, PublishMode};
 use super::alias::{self, Alias, AliasState, CheckStatus};
-use super::availability::{full_state, screen_state};
-use super::crop::{desired, CropSpec, Format, Mode, SpecSource};
+use super::availability::{full_state, motion_state, screen_state};
+use super::crop::{aimed, desired, takes_point, CropSpec, Format, Mode, SpecSource};
+use super::details::{Clip, Details};
 use super::downloads::DownloadState;
 use super::error::Error;
 use super::exif::{visible_exif, ExifInfo, ExifVisibility, Gps, Settings};
+use super::focus::{check_point, At, Focus, Point};
 use super::image::{Eligibility, Image, ImageStatus, Visibility};
 use super::moderation::Takedown;
 use super::render::{Produced, Render};
@@ -388,6 +390,66 @@ fn download_states() {
     assert_eq!(full_state(&ready), Ready);
     assert_eq!(full_state(&failed), Unavailable);
     assert_eq!(full_state(&down), Unavailable);
+    // A motion clip: the owner's while the original is, and only if there is one.
+    let clip = Clip { offset: 10, len: 5 };
+    assert_eq!(clip.range(), 10..15);
+    assert_eq!(motion_state(&ready, Some(&clip)), Ready);
+    assert_eq!(motion_state(&ready, None), Unavailable);
+    assert_eq!(motion_state(&failed, Some(&clip)), Unavailable);
+    assert_eq!(motion_state(&down, Some(&clip)), Unavailable);
+}
+
+#[test]
+fn the_focal_point_decides_fills_except_custom_crops_with_their_own_focus() {
+    let fill = |focus| {
+        let mut s = CropSpec::new("x", 100, 100, Mode::Fill);
+        s.focus = focus;
+        s
+    };
+    use SpecSource::*;
+    let cases = [
+        (fill(None), Preset, true),
+        (fill(Some(Focus::Left)), Preset, true),
+        (fill(Some(Focus::Smart)), FolderRule, true),
+        (fill(None), Custom, true),
+        (fill(Some(Focus::Center)), Custom, false),
+        (CropSpec::new("f", 100, 100, Mode::Fit), Preset, false),
+        (CropSpec::new("p", 100, 100, Mode::Pad), Custom, false),
+    ];
+    let point = Point { x: 0.25, y: 1.0 };
+    for (spec, source, takes) in cases {
+        assert_eq!(takes_point(&spec, source), takes, "{spec:?} {source:?}");
+        let got = aimed(spec.clone(), source, Some(point)).at;
+        assert_eq!(got, takes.then_some(At { x: 2500, y: 10_000 }));
+        assert_eq!(aimed(spec, source, None).at, None);
+    }
+    assert!(check_point(Some(point)).is_ok() && check_point(None).is_ok());
+    for bad in [(-0.1, 0.5), (0.5, 1.01), (f64::NAN, 0.5)] {
+        assert!(check_point(Some(Point { x: bad.0, y: bad.1 })).is_err());
+    }
+    // A spec without focus stores as before; `at` is never stored.
+    let mut s = fill(None);
+    s.at = Some(point.at());
+    assert!(!s.to_json().contains("focus") && !s.to_json().contains("\"at\""));
+    s.focus = Some(Focus::Smart);
+    assert!(s.to_json().contains("\"focus\":\"smart\""));
+    assert_eq!(Format::parse("avif").map(Format::mime), Some("image/avif"));
+}
+
+#[test]
+fn smart_covers_hold_the_focal_point_else_the_salient_one() {
+    let at = |x, y| Some(Point { x, y });
+    let d = |focus, salient| Details {
+        focus,
+        salient,
+        ..Details::default()
+    };
+    assert_eq!(d(None, None).cover_tenths(), None);
+    assert_eq!(d(None, at(0.84, 0.26)).cover_tenths(), Some((8, 3)));
+    assert_eq!(
+        d(at(0.0, 1.0), at(0.84, 0.26)).cover_tenths(),
+        Some((0, 10))
+    );
 }
 
 #[test]

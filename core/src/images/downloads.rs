@@ -4,7 +4,8 @@
 //! rules themselves are `domain::downloads`.
 
 use super::Images;
-use crate::domain::availability::{full_state, screen_state};
+use crate::domain::availability::{full_state, motion_state, screen_state};
+use crate::domain::details::Clip;
 use crate::domain::downloads::{DownloadState, Variant, DEFAULT_SCREEN_CROP};
 use crate::domain::image::Image;
 use crate::domain::render::Render;
@@ -34,6 +35,9 @@ pub struct Resolved {
     pub crop: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub spec: Option<i64>,
+    /// The bytes of `key` to send, when not all of them.
+    #[serde(skip)]
+    pub range: Option<std::ops::Range<u64>>,
 }
 
 #[derive(Debug, Serialize)]
@@ -71,6 +75,30 @@ fn full(image: &Image) -> Result<Resolved> {
         size_bytes: image.size_bytes,
         crop: None,
         spec: None,
+        range: None,
+    })
+}
+
+/// The clip of a motion photo, cut from the original; `unavailable` for
+/// any other photo.
+fn motion(image: &Image, clip: Option<Clip>) -> Result<Resolved> {
+    let clip = match (motion_state(image, clip.as_ref()), clip) {
+        (DownloadState::Ready, Some(clip)) => clip,
+        (state, _) => return Err(not_ready(state)),
+    };
+    Ok(Resolved {
+        key: image.original_key.clone(),
+        album_id: image.album_id,
+        membership: image.membership,
+        mime: "video/mp4",
+        filename: format!("image-{}-motion.mp4", image.id),
+        format: "mp4",
+        width: image.width,
+        height: image.height,
+        size_bytes: clip.len,
+        crop: None,
+        spec: None,
+        range: Some(clip.range()),
     })
 }
 
@@ -97,6 +125,7 @@ fn screen(image: &Image, renders: &[Render], crop: &str, spec: Option<i64>) -> R
         size_bytes: produced.size_bytes,
         crop: Some(crop.to_owned()),
         spec: Some(render.version),
+        range: None,
     })
 }
 
@@ -118,7 +147,7 @@ fn choice(variant: Variant, r: Result<Resolved>) -> Result<Choice> {
 
 /// The variant a client names, or 2002.
 pub fn variant(raw: &str) -> Result<Variant> {
-    Variant::parse(raw).ok_or_else(|| Error::invalid("variant", "must be screen or full"))
+    Variant::parse(raw).ok_or_else(|| Error::invalid("variant", "must be screen, full or motion"))
 }
 
 impl Images {
@@ -150,6 +179,7 @@ impl Images {
                 crop.unwrap_or(DEFAULT_SCREEN_CROP),
                 spec,
             ),
+            Variant::Motion => motion(&image, self.clip(id).await?),
         }
     }
 
@@ -172,12 +202,20 @@ impl Images {
         {
             return Err(e);
         }
+        let mut variants = vec![
+            choice(Variant::Screen, screen)?,
+            choice(Variant::Full, full(&image))?,
+        ];
+        if let Some(clip) = self.clip(id).await? {
+            variants.push(choice(Variant::Motion, motion(&image, Some(clip)))?);
+        }
         Ok(DownloadChoices {
             enabled: true,
-            variants: vec![
-                choice(Variant::Screen, screen)?,
-                choice(Variant::Full, full(&image))?,
-            ],
+            variants,
         })
+    }
+
+    async fn clip(&self, id: Uuid) -> Result<Option<Clip>> {
+        Ok(self.repo.details(id).await?.motion)
     }
 }

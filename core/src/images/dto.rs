@@ -2,7 +2,9 @@
 //! public view, built from domain types.
 
 use crate::domain::crop::CropSpec;
+use crate::domain::details::Details;
 use crate::domain::exif::{visible_exif, ExifInfo, ExifVisibility, PublicExif};
+use crate::domain::focus::Point;
 use crate::domain::image::{Eligibility, Image, ImageStatus, Visibility};
 use crate::domain::moderation::{ModerationState, Takedown};
 use crate::domain::render::Render;
@@ -67,6 +69,26 @@ pub struct ImageDto {
     /// Why the renders failed, while `status` is `failed`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failure_reason: Option<String>,
+    /// ThumbHash (base64), once the render job has produced it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub placeholder: Option<String>,
+    /// Whether the original carries a motion clip (download variant `motion`).
+    pub motion: bool,
+    /// The owner's focal point, when set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub focus: Option<Point>,
+}
+
+impl ImageDto {
+    /// Adds what `db::details` holds (filled in after the rows are read).
+    pub fn with_details(mut self, d: Option<&Details>) -> ImageDto {
+        if let Some(d) = d {
+            self.placeholder = d.placeholder.clone();
+            self.motion = d.motion.is_some();
+            self.focus = d.focus;
+        }
+        self
+    }
 }
 
 /// A render as clients see it: its produced size, or the planned one while
@@ -120,6 +142,9 @@ pub fn image_dto(
         frozen: image.takedown.is_active(),
         moderation: Moderation::from(&image.takedown),
         failure_reason: None,
+        placeholder: None,
+        motion: false,
+        focus: None,
     }
 }
 
@@ -134,6 +159,9 @@ pub struct PublicImage {
     pub height: u32,
     pub renders: Vec<RenderDto>,
     pub exif: PublicExif,
+    /// ThumbHash (base64), once produced.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub placeholder: Option<String>,
 }
 
 /// The public view, showing the EXIF groups `allowed` lets through.
@@ -155,5 +183,6 @@ pub fn public_image(
             .map(|r| render_dto(image, r, image_host))
             .collect(),
         exif: visible_exif(&image.exif, allowed),
+        placeholder: None,
     }
 }

@@ -198,7 +198,9 @@ impl Images {
         let allowed = reach_by_id(&image, album.as_ref(), self.server_publishing);
         let allowed = allowed.ok_or(Error::NotFound)?;
         let renders = self.repo.renders(id).await?;
-        Ok(public_image(&image, &renders, allowed, &self.image_host))
+        let mut public = public_image(&image, &renders, allowed, &self.image_host);
+        public.placeholder = self.repo.details(id).await?.placeholder;
+        Ok(public)
     }
 }
 

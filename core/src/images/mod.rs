@@ -4,6 +4,7 @@
 pub mod cursor;
 pub mod downloads;
 pub mod dto;
+pub mod focus;
 pub mod manage;
 pub mod quota;
 pub mod upload;
@@ -130,9 +131,19 @@ impl Images {
         };
         let renders = self.renderer.initial_renders(&image).await?;
         self.repo.insert_image(&image, &renders).await?;
+        if let Some(clip) = a.motion {
+            // Not in the insert's transaction (kept apart from `images`):
+            // undone by hand, so a failed upload leaves no row.
+            if let Err(e) = self.repo.set_motion(id, clip).await {
+                self.repo.delete_image(owner, id).await?;
+                return Err(e);
+            }
+        }
         self.outbox.notify_one();
         crate::metrics::METRICS.upload_bytes.inc_by(a.size);
-        Ok(image_dto(&image, &renders, Vec::new(), &self.image_host))
+        let mut dto = image_dto(&image, &renders, Vec::new(), &self.image_host);
+        dto.motion = a.motion.is_some();
+        Ok(dto)
     }
 
     /// Records render work in the outbox and wakes the relay, which hands
@@ -197,9 +208,11 @@ impl Images {
             .map(|i| i.id)
             .collect();
         let reasons = self.repo.failure_reasons(&failed).await?;
+        let details = self.repo.details_of(&ids).await?;
         Ok(images
             .iter()
             .map(|image| {
+                let more = details.iter().find(|(id, _)| *id == image.id);
                 let own: Vec<_> = renders
                     .iter()
                     .filter(|r| r.image_id == image.id)
@@ -215,7 +228,7 @@ impl Images {
                     .iter()
                     .find(|(id, _)| *id == image.id)
                     .map(|(_, r)| r.clone());
-                dto
+                dto.with_details(more.map(|(_, d)| d))
             })
             .collect())
     }

@@ -5,8 +5,11 @@
 //! refused without decoding and without writing.
 
 use crate::domain::crop::Format;
+use crate::domain::details::Clip;
 use crate::domain::exif::ExifInfo;
+use crate::render::layouts;
 use crate::render::probe::{self, Ends};
+use crate::render::trailers::Framer;
 use crate::store::BlobStore;
 use crate::Error;
 use object_store::WriteMultipart;
@@ -48,6 +51,8 @@ pub struct Accepted {
     pub height: u32,
     pub size: u64,
     pub exif: ExifInfo,
+    /// A motion photo's clip, inside the original.
+    pub motion: Option<Clip>,
 }
 
 pub struct Upload {
@@ -61,6 +66,8 @@ pub struct Upload {
     writer: Option<WriteMultipart>,
     probed: Option<(Format, u32, u32)>,
     probe_at: usize,
+    /// Frames a JPEG's parts as they stream by (see `render::layouts`).
+    framer: Framer,
 }
 
 impl Upload {
@@ -76,6 +83,7 @@ impl Upload {
             writer: None,
             probed: None,
             probe_at: HEAD,
+            framer: Framer::default(),
         }
     }
 
@@ -84,6 +92,7 @@ impl Upload {
         if self.total > self.max_bytes {
             return Err(Rejected::TooLarge);
         }
+        self.framer.push(chunk);
         match &mut self.writer {
             None => {
                 self.head.extend_from_slice(chunk);
@@ -141,9 +150,21 @@ impl Upload {
         let (format, w, h) = self
             .probed
             .ok_or(Rejected::Invalid("unreadable image header"))?;
-        if !probe::complete(format, &self.head, &self.tail, self.total) {
-            return Err(Rejected::Invalid("truncated image, or data after its end"));
-        }
+        let ends = Ends {
+            head: &self.head,
+            tail: &self.tail,
+            total: self.total,
+        };
+        let motion = match format {
+            Format::Jpg => {
+                let parts = std::mem::take(&mut self.framer).finish();
+                layouts::judge(parts.as_deref(), &ends).map_err(Rejected::Invalid)?
+            }
+            _ if !probe::complete(format, &self.head, &self.tail, self.total) => {
+                return Err(Rejected::Invalid(layouts::REFUSED));
+            }
+            _ => None,
+        };
         let exif = match format {
             Format::Webp => {
                 let ends = Ends {
@@ -168,6 +189,7 @@ impl Upload {
             height,
             size: self.total,
             exif,
+            motion,
         })
     }
 }

@@ -52,6 +52,28 @@ impl ExifInfo {
     }
 }
 
+/// The orientation a decoder reports, or else the one its raw EXIF holds:
+/// older tools write a WebP's EXIF chunk with the JPEG-style `Exif\0\0`
+/// prefix, which the decoder's own parser does not take.
+pub fn orientation_of(decoder: &mut impl image::ImageDecoder) -> image::metadata::Orientation {
+    use image::metadata::Orientation;
+    match decoder.orientation() {
+        Ok(o) if o != Orientation::NoTransforms => o,
+        _ => decoder
+            .exif_metadata()
+            .ok()
+            .flatten()
+            .map(|raw| {
+                raw.strip_prefix(b"Exif\0\0")
+                    .map(<[u8]>::to_vec)
+                    .unwrap_or(raw)
+            })
+            .map(|tiff| ExifInfo::from_raw(&tiff).orientation)
+            .and_then(|o| Orientation::from_exif(o as u8))
+            .unwrap_or(Orientation::NoTransforms),
+    }
+}
+
 fn text(e: &exif::Exif, tag: Tag) -> Option<String> {
     match &e.get_field(tag, In::PRIMARY)?.value {
         Value::Ascii(parts) => {

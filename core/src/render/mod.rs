@@ -2,9 +2,17 @@
 //! uploads without decoding them (`probe`, `exif`), and the pixels
 //! (`pixels`, `pipeline`, with JPEG shrink-on-load in `shrink`).
 
+pub mod avif;
+pub mod cascade;
 pub mod exif;
+pub mod focus;
+pub mod layouts;
 pub mod pipeline;
 pub mod pixels;
+pub mod placeholder;
 pub mod probe;
 pub mod shrink;
+pub mod small;
+pub mod smart;
 pub mod spec;
+pub mod trailers;

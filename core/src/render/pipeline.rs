@@ -1,6 +1,6 @@
 //! Pixels: one decode per image (auto-oriented, converted to sRGB), then
-//! every render resized with fast_image_resize's SIMD convolution and
-//! encoded in parallel. Encoders are given bare pixels, so no metadata can
+//! every render resized with fast_image_resize's SIMD convolution (from
+//! the smallest render big enough: `cascade`) and encoded in parallel. Encoders are given bare pixels, so no metadata can
 //! reach an output.
 
 use super::pixels::to_srgb;
@@ -43,9 +43,7 @@ pub fn decode_whole(bytes: &[u8], max_pixels: u64) -> Result<Decoded, RenderErro
     limits.max_alloc = Some(max_pixels.saturating_mul(8).max(64 << 20));
     reader.limits(limits);
     let mut decoder = reader.into_decoder().map_err(err)?;
-    let orientation = decoder
-        .orientation()
-        .unwrap_or(image::metadata::Orientation::NoTransforms);
+    let orientation = super::exif::orientation_of(&mut decoder);
     let icc = decoder.icc_profile().ok().flatten();
     let mut img = DynamicImage::from_decoder(decoder).map_err(err)?;
     img.apply_orientation(orientation);
@@ -70,10 +68,10 @@ pub fn decode_whole(bytes: &[u8], max_pixels: u64) -> Result<Decoded, RenderErro
 
 /// Resized (and padded) pixels: the buffer, its size, and whether it has
 /// an alpha channel.
-type Resized = (Vec<u8>, u32, u32, bool);
+pub(super) type Resized = (Vec<u8>, u32, u32, bool);
 
-fn resize(src: &Decoded, spec: &CropSpec) -> Result<Resized, RenderError> {
-    let g = plan(src.source.0, src.source.1, spec);
+pub(super) fn resize(src: &Decoded, spec: &CropSpec) -> Result<Resized, RenderError> {
+    let g = super::focus::aim(plan(src.source.0, src.source.1, spec), src, spec);
     let kind = if src.alpha {
         fr::PixelType::U8x4
     } else {
@@ -165,7 +163,13 @@ fn flatten(rgba: &[u8]) -> Vec<u8> {
         .collect()
 }
 
-fn encode(px: &[u8], w: u32, h: u32, alpha: bool, spec: &CropSpec) -> Result<Vec<u8>, RenderError> {
+pub(super) fn encode(
+    px: &[u8],
+    w: u32,
+    h: u32,
+    alpha: bool,
+    spec: &CropSpec,
+) -> Result<Vec<u8>, RenderError> {
     let fail = |e: &dyn std::fmt::Display| RenderError::Produce(e.to_string());
     match spec.format {
         Format::Webp => {
@@ -205,46 +209,8 @@ fn encode(px: &[u8], w: u32, h: u32, alpha: bool, spec: &CropSpec) -> Result<Vec
                 .map_err(|e| fail(&e))?;
             Ok(out)
         }
+        Format::Avif => super::avif::encode(px, w, h, alpha, spec.quality).map_err(|e| fail(&e)),
     }
-}
-
-fn produce(src: &Decoded, spec: &CropSpec) -> Result<Output, RenderError> {
-    let (px, w, h, alpha) = resize(src, spec)?;
-    let bytes = encode(&px, w, h, alpha, spec)?;
-    Ok(Output {
-        code: spec.code.clone(),
-        format: spec.format,
-        width: w,
-        height: h,
-        bytes,
-        took: std::time::Duration::ZERO,
-    })
-}
-
-/// Every render of one decoded image, each on its own thread: encoding
-/// dominates and the renders are independent.
-pub fn render_all(src: &Decoded, specs: &[CropSpec]) -> Result<Vec<Output>, RenderError> {
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = specs
-            .iter()
-            .map(|s| {
-                scope.spawn(move || {
-                    let started = std::time::Instant::now();
-                    produce(src, s).map(|o| Output {
-                        took: started.elapsed(),
-                        ..o
-                    })
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err(RenderError::Produce("encoder panicked".into())))
-            })
-            .collect()
-    })
 }
 
 #[cfg(test)]
@@ -264,26 +230,20 @@ mod tests {
         }
     }
 
+    fn produce(src: &Decoded, spec: &CropSpec) -> Result<Vec<u8>, RenderError> {
+        let (px, w, h, alpha) = resize(src, spec)?;
+        encode(&px, w, h, alpha, spec)
+    }
+
     #[test]
     fn presets_have_the_planned_sizes_and_formats() {
-        let out = render_all(&synthetic(1200, 800, false), &default_presets()).unwrap();
-        let sizes: Vec<_> = out
-            .iter()
-            .map(|o| (o.code.as_str(), o.width, o.height))
-            .collect();
-        assert_eq!(
-            sizes,
-            vec![
-                ("thumb", 400, 400),
-                ("small", 640, 427),
-                ("medium", 1200, 800),
-                ("large", 1200, 800)
-            ]
-        );
-        for o in &out {
-            assert_eq!(&o.bytes[..4], b"RIFF");
-            let decoded = image::load_from_memory(&o.bytes).unwrap();
-            assert_eq!((decoded.width(), decoded.height()), (o.width, o.height));
+        let src = synthetic(1200, 800, false);
+        let sizes = [(400, 400), (640, 427), (1200, 800), (1200, 800)];
+        for (spec, size) in default_presets().iter().zip(sizes) {
+            let out = produce(&src, spec).unwrap();
+            assert_eq!(&out[..4], b"RIFF", "{}", spec.code);
+            let decoded = image::load_from_memory(&out).unwrap();
+            assert_eq!((decoded.width(), decoded.height()), size, "{}", spec.code);
         }
     }
 
@@ -294,7 +254,7 @@ mod tests {
             let mut spec = CropSpec::new("p", 100, 100, Mode::Pad);
             spec.format = format;
             let out = produce(&src, &spec).unwrap();
-            let img = image::load_from_memory(&out.bytes).unwrap().into_rgba8();
+            let img = image::load_from_memory(&out).unwrap().into_rgba8();
             assert_eq!(img.dimensions(), (100, 100));
             assert_eq!(
                 img.get_pixel(0, 0).0[3],
@@ -315,12 +275,12 @@ mod tests {
         let mut spec = CropSpec::new("p", 100, 100, Mode::Pad);
         spec.format = Format::Png;
         let out = produce(&src, &spec).unwrap();
-        let img = image::load_from_memory(&out.bytes).unwrap().into_rgba8();
+        let img = image::load_from_memory(&out).unwrap().into_rgba8();
         assert_eq!(img.dimensions(), (100, 100));
         assert_eq!(img.get_pixel(0, 0).0[3], 0, "padding is transparent");
         spec.format = Format::Jpg;
         let out = produce(&src, &spec).unwrap();
-        let img = image::load_from_memory(&out.bytes).unwrap().into_rgb8();
+        let img = image::load_from_memory(&out).unwrap().into_rgb8();
         assert!(
             img.get_pixel(0, 0).0.iter().all(|c| *c > 245),
             "padding is white"

@@ -10,6 +10,7 @@ pub enum RenderError {
 }
 
 /// Decoded, oriented, sRGB pixels: RGB8, or RGBA8 when the source has alpha.
+#[derive(Clone)]
 pub struct Decoded {
     pub pixels: Vec<u8>,
     pub width: u32,

@@ -25,6 +25,7 @@ pub fn stored_size(head: &[u8], format: Format) -> Option<(u32, u32)> {
         Format::Jpg => image::ImageFormat::Jpeg,
         Format::Png => image::ImageFormat::Png,
         Format::Webp => image::ImageFormat::WebP,
+        Format::Avif => return None,
     };
     let (w, h) = image::ImageReader::with_format(Cursor::new(head), f)
         .into_dimensions()
@@ -51,6 +52,8 @@ pub fn complete(format: Format, head: &[u8], tail: &[u8], total: u64) -> bool {
             let declared = u32::from_le_bytes([head[4], head[5], head[6], head[7]]) as u64;
             declared + 8 == total || declared + 9 == total
         }
+        // Never an upload format (`sniff` does not return it).
+        Format::Avif => false,
     }
 }
 

@@ -97,6 +97,8 @@ mod tests {
             mode: Mode::Fit,
             format: Format::Webp,
             quality: 80,
+            focus: None,
+            at: None,
         }]
     }
 
@@ -128,7 +130,7 @@ mod tests {
         let specs = only("s", 400, 0);
         let d = decode_jpeg(&bytes, &specs).unwrap().expect("shrunk");
         assert_eq!((d.width, d.height, d.source), (800, 500, (3200, 2000)));
-        let out = super::super::pipeline::render_all(&d, &specs).unwrap();
+        let out = super::super::cascade::render_all(d, &specs).unwrap();
         assert_eq!((out[0].width, out[0].height), (400, 250));
         // Nothing to gain: the full decode path.
         assert!(decode_jpeg(&bytes, &only("s", 2000, 0)).unwrap().is_none());

@@ -30,6 +30,8 @@ pub struct AlbumPage<'a> {
     pub feed_url: Option<&'a str>,
     pub cover: Option<&'a str>,
     pub cover_focus: CoverFocus,
+    /// `cover_focus: smart`: the point to hold, in tenths (CSS classes).
+    pub cover_at: Option<(u8, u8)>,
     pub download_url: Option<&'a str>,
     pub grid: &'a str,
 }
@@ -76,6 +78,8 @@ pub struct PhotoPage {
     pub width: u32,
     pub height: u32,
     pub facts: Vec<(&'static str, String)>,
+    /// The placeholder as a `data:` image, painted under the photo.
+    pub placeholder: Option<String>,
 }
 
 pub fn render(t: &impl Template) -> Result<String> {

@@ -78,6 +78,9 @@ pub struct PhotoView {
     pub full: String,
     pub facts: Vec<(&'static str, String)>,
     pub created_at: i64,
+    /// The placeholder as a `data:` image, painted under the photo while
+    /// it loads (filled in from `db::details`).
+    pub placeholder: Option<String>,
 }
 
 /// The grid shows renders at about this width; bigger screens pick from srcset.
@@ -115,6 +118,7 @@ pub fn photo_view(
         full: full.url.clone(),
         facts: facts(&facts_shown),
         created_at: image.created_at,
+        placeholder: None,
     })
 }
 

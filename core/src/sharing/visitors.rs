@@ -10,8 +10,8 @@ use super::view::{facts, folder_exif, photo_view, whole_frames, zip_entries, Pho
 use super::{Folder, Sharing};
 use crate::archive::Entry;
 use crate::auth::secrets;
-use crate::domain::album::Album;
 use crate::domain::album::PublishMode;
+use crate::domain::album::{Album, CoverFocus};
 use crate::domain::alias::{self, AliasState};
 use crate::domain::image::Image;
 use crate::domain::sharing::{visitor_state, VisitorState};
@@ -107,13 +107,30 @@ struct Found {
 impl Sharing {
     async fn views(&self, folder: &Folder, photos: &[&Image]) -> Result<Vec<PhotoView>> {
         let renders = self.renders_of(photos).await?;
+        let ids: Vec<Uuid> = photos.iter().map(|p| p.id).collect();
+        let details = self.repo.details_of(&ids).await?;
         Ok(photos
             .iter()
             .filter_map(|p| {
                 let shown = folder_exif(p, folder.policy());
-                photo_view(p, &renders, shown, &self.image_host)
+                let mut view = photo_view(p, &renders, shown, &self.image_host)?;
+                let hash = details.iter().find(|(id, _)| *id == p.id);
+                let hash = hash.and_then(|(_, d)| d.placeholder.as_deref());
+                view.placeholder = hash.and_then(crate::render::placeholder::data_url);
+                Some(view)
             })
             .collect())
+    }
+
+    /// With `cover_focus: smart`, where the cover is held (in tenths of its
+    /// width and height): the owner's focal point, else the most salient
+    /// point the render job found.
+    async fn cover_at(&self, folder: &Folder) -> Result<Option<(u8, u8)>> {
+        let (Some(cover), CoverFocus::Smart) = (folder.cover().0, folder.policy().cover_focus)
+        else {
+            return Ok(None);
+        };
+        Ok(self.repo.details(cover.id).await?.cover_tenths())
     }
 
     /// The grid fragment and the next cursor.
@@ -204,6 +221,7 @@ impl Sharing {
         let folder = self.folder(found.album).await?;
         let (grid, _) = self.grid(&folder, after).await?;
         let cover = self.cover_url(&folder).await?;
+        let cover_at = self.cover_at(&folder).await?;
         let feed = urls::feed(&found.base);
         let zip = urls::zip(&found.base);
         let a = &folder.album;
@@ -216,6 +234,7 @@ impl Sharing {
             feed_url: (a.policy.feed && !unlisted).then_some(feed.as_str()),
             cover: cover.as_deref(),
             cover_focus: a.policy.cover_focus,
+            cover_at,
             download_url: a.policy.allow_download.then_some(zip.as_str()),
             grid: &grid,
         };
@@ -294,6 +313,10 @@ pub async fn photo_page(images: &Images, id: Uuid) -> Result<String> {
         width: main.map_or(0, |r| r.width),
         height: main.map_or(0, |r| r.height),
         facts: facts(&public.exif),
+        placeholder: public
+            .placeholder
+            .as_deref()
+            .and_then(crate::render::placeholder::data_url),
     };
     html::render(&page)
 }

@@ -3,6 +3,7 @@
 mod accounts;
 mod albums;
 mod budget;
+mod details;
 mod images;
 mod outbox;
 mod renders;

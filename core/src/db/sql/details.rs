@@ -1,0 +1,103 @@
+//! `DetailsRepo` for `SqlRepo`: one row per image, JSON text columns.
+
+use super::{bind_ids, placeholders, uuid, SqlRepo};
+use crate::db::details::DetailsRepo;
+use crate::domain::details::{Clip, Details};
+use crate::domain::focus::Point;
+use crate::Result;
+use async_trait::async_trait;
+use sqlx::any::AnyRow;
+use sqlx::Row;
+use uuid::Uuid;
+
+fn to_json<T: serde::Serialize>(v: &T) -> Result<String> {
+    Ok(serde_json::to_string(v).map_err(anyhow::Error::from)?)
+}
+
+/// A JSON column that may be empty; unreadable text reads as absent.
+fn opt_json<T: serde::de::DeserializeOwned>(row: &AnyRow, col: &str) -> Result<Option<T>> {
+    let text: Option<String> = row.try_get(col)?;
+    Ok(text.and_then(|s| serde_json::from_str(&s).ok()))
+}
+
+fn details(row: &AnyRow) -> Result<(Uuid, Details)> {
+    let details = Details {
+        focus: opt_json(row, "focus")?,
+        placeholder: row.try_get("placeholder")?,
+        motion: opt_json(row, "motion")?,
+        salient: opt_json(row, "salient")?,
+    };
+    Ok((uuid(row, "image_id")?, details))
+}
+
+#[async_trait]
+impl DetailsRepo for SqlRepo {
+    async fn details_of(&self, image_ids: &[Uuid]) -> Result<Vec<(Uuid, Details)>> {
+        if image_ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let q = format!(
+            "SELECT image_id, focus, placeholder, motion, salient FROM image_details \
+             WHERE image_id IN ({})",
+            placeholders(image_ids.len())
+        );
+        let rows = bind_ids(sqlx::query(&q), image_ids)
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter().map(details).collect()
+    }
+
+    async fn set_motion(&self, image_id: Uuid, clip: Clip) -> Result<()> {
+        sqlx::query(
+            "INSERT INTO image_details (image_id, motion) VALUES ($1, $2) \
+             ON CONFLICT (image_id) DO UPDATE SET motion = excluded.motion",
+        )
+        .bind(image_id.to_string())
+        .bind(to_json(&clip)?)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    async fn set_placeholder(&self, image_id: Uuid, hash: &str, salient: Point) -> Result<()> {
+        sqlx::query(
+            "INSERT INTO image_details (image_id, placeholder, salient) VALUES ($1, $2, $3) \
+             ON CONFLICT (image_id) DO UPDATE SET placeholder = excluded.placeholder, \
+             salient = excluded.salient",
+        )
+        .bind(image_id.to_string())
+        .bind(hash.to_owned())
+        .bind(to_json(&salient)?)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    async fn set_focus(&self, image_id: Uuid, focus: Option<Point>, bump: &[String]) -> Result<()> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query(
+            "INSERT INTO image_details (image_id, focus) VALUES ($1, $2) \
+             ON CONFLICT (image_id) DO UPDATE SET focus = excluded.focus",
+        )
+        .bind(image_id.to_string())
+        .bind(focus.map(|f| to_json(&f)).transpose()?)
+        .execute(&mut *tx)
+        .await?;
+        if !bump.is_empty() {
+            let q = format!(
+                "UPDATE renders SET version = version + 1 WHERE image_id = $1 AND code IN ({})",
+                (2..2 + bump.len())
+                    .map(|i| format!("${i}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+            let mut query = sqlx::query(&q).bind(image_id.to_string());
+            for code in bump {
+                query = query.bind(code.clone());
+            }
+            query.execute(&mut *tx).await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+}
