@@ -37,8 +37,15 @@ class Api:
         headers = {"content-type": "application/json"}
         if self.token:
             headers["authorization"] = f"Bearer {self.token}"
-        self.conn.request("POST", "/rpc", body, headers)
-        r = self.conn.getresponse()
+        try:
+            self.conn.request("POST", "/rpc", body, headers)
+            r = self.conn.getresponse()
+        except (ConnectionError, http.client.HTTPException):
+            # The server closes a keep-alive connection idle past its header
+            # timeout (10 s), as while the database is seeded: reconnect.
+            self.conn.close()
+            self.conn.request("POST", "/rpc", body, headers)
+            r = self.conn.getresponse()
         return r.status, r.read()
 
     def call(self, method, params):
@@ -91,6 +98,9 @@ def clone_sql(engine, template, album, count, offset):
         "INSERT INTO renders (image_id, code, spec, version, produced_version, width, height, "
         "size_bytes, blob_key) SELECT s.id, r.code, r.spec, r.version, r.produced_version, r.width, "
         f"r.height, r.size_bytes, r.blob_key FROM seeded s, renders r WHERE r.image_id = '{template}'",
+        # A library that grew to this size has planner statistics (autovacuum
+        # on PostgreSQL); a bulk insert leaves none until then.
+        "ANALYZE",
     ]
 
 
