@@ -61,9 +61,14 @@ def with_segment(jpeg, seg):
     return jpeg[:2] + seg + jpeg[2:]
 
 
-def motion(jpeg, announced=len(MP4)):
+def motion(jpeg, announced=len(MP4), clip=MP4):
     items = [("Primary", "image/jpeg", 0), ("MotionPhoto", "video/mp4", announced)]
-    return with_segment(jpeg, xmp(container(items))) + MP4
+    return with_segment(jpeg, xmp(container(items))) + clip
+
+
+# An announced clip whose ftyp box says size 0 ("to the end of the file")
+# and carries a ZIP: a polyglot dressed as a motion photo.
+ZIP_IN_BOX = struct.pack(">I", 0) + b"ftypisom" + bytes(16) + b"PK\x05\x06" + bytes(18)
 
 
 def micro_video(jpeg):
@@ -133,6 +138,7 @@ def main():
         "unknown-trailer.jpg": base + b"PK\x03\x04" + bytes(60),
         "motion-wrong-length.jpg": motion(base, len(MP4) + 1),
         "motion-truncated.jpg": motion(base)[:-16],
+        "motion-zip-in-box.jpg": motion(base, len(ZIP_IN_BOX), ZIP_IN_BOX),
     }
     for name, data in made.items():
         (out / name).write_bytes(data)

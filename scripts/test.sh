@@ -82,6 +82,20 @@ python3 scripts/modgraph.py
 step "build the binaries the end-to-end tests start"
 cargo build --workspace --bins
 
+step "API description: rpc.discover's OpenRPC document and docs/api.md"
+# The meta-schema from npm (@open-rpc/meta-schema), jsonschema from PyPI.
+if [ ! -f "$tools/openrpc/meta.json" ]; then
+    rm -rf "$tools/openrpc" && python3 -m venv "$tools/openrpc"
+    "$tools/openrpc/bin/pip" install -q 'jsonschema==4.23.0'
+    (cd "$tools/openrpc" && npm pack -q @open-rpc/meta-schema@1.14.9 >/dev/null \
+        && tar xzf open-rpc-meta-schema-1.14.9.tgz \
+        && node -e 'console.log(JSON.stringify(require("./package/index.js").openrpcDocument))' \
+            > meta.json.part && mv meta.json.part meta.json)
+fi
+target/debug/lightbox-api openrpc > target/openrpc.json
+"$tools/openrpc/bin/python" scripts/api_doc.py target/openrpc.json \
+    --meta "$tools/openrpc/meta.json" --check docs/api.md
+
 step "Helm chart: generated files, lint, render and validate the ci/ matrix"
 chart=charts/lightbox
 # values.schema.json and the README's values table come from scripts/chart_gen.py.

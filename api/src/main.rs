@@ -3,6 +3,25 @@ use lightbox_core::runtime::init_logs;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
+    let matches = lightbox_core::runtime::command_line(
+        clap::Command::new("lightbox-api")
+            .about(
+                "Lightbox's API server: JSON-RPC 2.0 and the plain HTTP routes. \
+                 Embedded mode (the default) is the whole service in this one process.",
+            )
+            .subcommand(clap::Command::new("serve").about("Serve (the default)"))
+            .subcommand(clap::Command::new("openrpc").about(
+                "Print the OpenRPC document of the API (what rpc.discover answers) and exit",
+            )),
+    );
+    if matches.subcommand_name() == Some("openrpc") {
+        let base =
+            std::env::var("LIGHTBOX_BASE_URL").unwrap_or_else(|_| "http://127.0.0.1:8080".into());
+        let url = lightbox_core::domain::urls::absolute(&base, "/rpc");
+        let doc = lightbox_api::rpc::discover::document(&url);
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+        return Ok(());
+    }
     let config = Config::from_env()?;
     init_logs(config.log_format);
     lightbox_api::serve(config).await

@@ -6,6 +6,7 @@ use crate::auth::{jwt::Signer, password, Caller};
 use crate::db::{Repo, Write};
 use crate::domain::accounts::{User, UserDto};
 use crate::domain::checks::normalize_email;
+use crate::domain::error::AuthFailure;
 use crate::{ids, time, Error, Result};
 
 fn check_new_password(field: &str, p: &str) -> Result<()> {
@@ -66,7 +67,7 @@ pub async fn list_users(repo: &dyn Repo) -> Result<Vec<UserDto>> {
 async fn current(repo: &dyn Repo, caller: &Caller) -> Result<User> {
     repo.user_by_id(caller.user_id)
         .await?
-        .ok_or_else(Error::unauthorized)
+        .ok_or(Error::auth(AuthFailure::Revoked))
 }
 
 pub async fn me(repo: &dyn Repo, caller: &Caller) -> Result<UserDto> {
@@ -83,7 +84,7 @@ async fn reauthenticate(
     if password::verify(current_password, user.password_hash.clone()).await? {
         Ok(user)
     } else {
-        Err(Error::unauthorized())
+        Err(Error::auth(AuthFailure::WrongCredentials))
     }
 }
 

@@ -9,7 +9,7 @@ use crate::images::dto::Moderation;
 use crate::{ids, time, Error, Result};
 use serde::Serialize;
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct ModerationResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub album_id: Option<uuid::Uuid>,

@@ -59,3 +59,25 @@ pub fn make_data_private(dir: &std::path::Path) -> std::io::Result<()> {
     }
     Ok(())
 }
+
+/// The settings every binary reads, for `--help`; the README's
+/// Configuration section has them all.
+const ENVIRONMENT: &str = "\
+Configured by environment variables, among them:
+  LIGHTBOX_LISTEN           listen address (default 127.0.0.1:8080)
+  LIGHTBOX_DATA_DIR         embedded mode's data directory (default ./data)
+  DATABASE_URL              sqlite://... (default, in the data directory) or postgres://...
+  LIGHTBOX_STORAGE_URL      file:///path (default, in the data directory) or s3://bucket
+  NATS_URL                  unset: in-process queue; set: NATS JetStream (cluster mode)
+  LIGHTBOX_METRICS_LISTEN   /metrics listener (default 127.0.0.1:9090)
+  LIGHTBOX_CONFIG           TOML file: presets, alias limit, render quota
+  LIGHTBOX_LOG              log filter (default info)
+Every setting: README.md, \"Configuration\".";
+
+/// A binary's command line, read before anything starts: `--help` and
+/// `--version` print and exit 0, an unknown argument exits 2 with usage.
+pub fn command_line(cmd: clap::Command) -> clap::ArgMatches {
+    cmd.version(env!("CARGO_PKG_VERSION"))
+        .after_help(ENVIRONMENT)
+        .get_matches()
+}

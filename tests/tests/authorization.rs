@@ -68,27 +68,53 @@ async fn every_method_refuses_every_wrong_credential_and_changes_nothing() {
 
     let mut checked = 0;
     for m in METHODS.iter().filter(|m| m.access != Access::Public) {
-        let code = |token: Option<String>| {
+        // The error's code, and its data.reason / data.required.
+        let why = |token: Option<String>| {
             let srv = &srv;
             async move {
                 let r = srv.call(token.as_deref(), m.name, json!({})).await;
-                r["error"]["code"].as_i64()
+                let e = &r["error"];
+                let text = |k: &str| e["data"][k].as_str().unwrap_or("").to_owned();
+                (e["code"].as_i64(), text("reason"), text("required"))
             }
         };
-        for (what, token) in [
-            ("no token", None),
-            ("a malformed token", Some("not-a-token".to_owned())),
+        let code = |token: Option<String>| {
+            let why = &why;
+            async move { why(token).await.0 }
+        };
+        for (what, token, reason) in [
+            ("no token", None, "missing"),
+            (
+                "a malformed token",
+                Some("not-a-token".to_owned()),
+                "malformed",
+            ),
             (
                 "a bearer of the wrong shape",
                 Some("lbx_pat_".to_owned() + &"x".repeat(40)),
+                "malformed",
             ),
-            ("an expired JWT", Some(stale.clone())),
-            ("a revoked PAT", Some(revoked.clone())),
+            ("an expired JWT", Some(stale.clone()), "expired"),
+            ("a revoked PAT", Some(revoked.clone()), "revoked"),
         ] {
-            assert_eq!(code(token).await, Some(1001), "{} with {what}", m.name);
+            let (code, got, _) = why(token).await;
+            assert_eq!(code, Some(1001), "{} with {what}", m.name);
+            assert_eq!(got, reason, "{} with {what}: data.reason", m.name);
         }
-        let ro = code(Some(read_only.clone())).await;
+        let (ro, ro_reason, ro_required) = why(Some(read_only.clone())).await;
         let rw = code(Some(read_write.clone())).await;
+        if ro == Some(1003) {
+            let needs = match m.access {
+                Access::Write => "write",
+                _ => "session",
+            };
+            assert_eq!(
+                (ro_reason.as_str(), ro_required.as_str()),
+                ("scope", needs),
+                "{} with a read-only PAT: data",
+                m.name
+            );
+        }
         match m.access {
             Access::Read => {
                 assert!(
@@ -118,8 +144,8 @@ async fn every_method_refuses_every_wrong_credential_and_changes_nothing() {
         }
         if m.access == Access::Admin {
             assert_eq!(
-                code(Some(jwt.clone())).await,
-                Some(1003),
+                why(Some(jwt.clone())).await,
+                (Some(1003), "role".into(), "admin".into()),
                 "{} with a non-admin JWT",
                 m.name
             );
@@ -145,12 +171,12 @@ async fn the_upload_route_refuses_wrong_credentials() {
     srv.ok(Some(&jwt), "token.revoke", json!({"id": revoked_id}))
         .await;
     let bytes = lightbox_e2e::synthetic_jpeg(300, 200, 1);
-    for (token, status, code) in [
-        (None, 401, 1001),
-        (Some("not-a-token".to_owned()), 401, 1001),
-        (Some(expired(&jwt)), 401, 1001),
-        (Some(revoked), 401, 1001),
-        (Some(read_only), 403, 1003),
+    for (token, status, code, reason) in [
+        (None, 401, 1001, "missing"),
+        (Some("not-a-token".to_owned()), 401, 1001, "malformed"),
+        (Some(expired(&jwt)), 401, 1001, "expired"),
+        (Some(revoked), 401, 1001, "revoked"),
+        (Some(read_only), 403, 1003, "scope"),
     ] {
         let (got, body) = srv
             .upload(token.as_deref(), bytes.clone(), "a.jpg", "image/jpeg", None)
@@ -160,6 +186,7 @@ async fn the_upload_route_refuses_wrong_credentials() {
             (status, Some(code)),
             "{body}"
         );
+        assert_eq!(body["error"]["data"]["reason"], reason, "{body}");
     }
     let list = srv.ok(Some(&jwt), "image.list", json!({})).await;
     assert_eq!(

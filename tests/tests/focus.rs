@@ -173,7 +173,13 @@ async fn focus_on_every_kind_of_crop_and_the_focal_point() {
         versions(&srv.ok(Some(&t), "image.update", again).await),
         versions(&img)
     );
-    for bad in [json!({"x": 1.5, "y": 0}), json!({"x": 0.5}), json!("left")] {
+    let bad_points = [
+        json!({"x": 1.5, "y": 0}),
+        json!({"x": 0.5}),
+        json!("left"),
+        json!([0.5, 0.5]),
+    ];
+    for bad in bad_points {
         let code = srv
             .code(Some(&t), "image.update", json!({"id": id, "focus": bad}))
             .await;

@@ -14,6 +14,10 @@ use std::sync::Arc;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
+    lightbox_core::runtime::command_line(clap::Command::new("lightbox-worker").about(
+        "Lightbox's render worker, for cluster mode: takes jobs from NATS JetStream \
+         (NATS_URL), renders, and records the renders in the database.",
+    ));
     let config = Config::from_env()?;
     init_logs(config.log_format);
     let Some(nats) = NatsSettings::from_config(&config) else {

@@ -4,6 +4,7 @@ use crate::state::AppState;
 use axum::extract::ConnectInfo;
 use axum::http::{header, HeaderMap, Request};
 use lightbox_core::auth::{self, Caller};
+use lightbox_core::domain::error::AuthFailure;
 use lightbox_core::limits::client::{self, TrustedProxies};
 use lightbox_core::{Error, Result};
 use std::net::SocketAddr;
@@ -18,7 +19,7 @@ pub fn token(headers: &HeaderMap) -> Option<Result<&str>> {
         .and_then(|v| v.split_once(' '))
         .filter(|(scheme, t)| scheme.eq_ignore_ascii_case("bearer") && !t.trim().is_empty())
         .map(|(_, t)| t.trim());
-    Some(parsed.ok_or_else(Error::unauthorized))
+    Some(parsed.ok_or(Error::auth(AuthFailure::Malformed)))
 }
 
 /// `Ok(None)` without a header; 1001 for a header that does not resolve.

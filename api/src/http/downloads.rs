@@ -10,6 +10,7 @@ use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use lightbox_core::archive;
 use lightbox_core::domain::downloads::DownloadState;
+use lightbox_core::domain::error::AuthFailure;
 use lightbox_core::domain::links::LinkKind;
 use lightbox_core::limits::zips::{ZipBusy, ZipPermit, RETRY_AFTER_S};
 use lightbox_core::Error;
@@ -31,7 +32,7 @@ pub async fn download(
     let link = state
         .signer
         .open_link(LinkKind::Download, &id, q.token.as_deref())?;
-    let variant = link.variant.ok_or_else(Error::unauthorized)?;
+    let variant = link.variant.ok_or(Error::auth(AuthFailure::Malformed))?;
     let file = state
         .images
         .resolve_download(
@@ -103,7 +104,7 @@ pub async fn album(
     let link = state
         .signer
         .open_link(LinkKind::AlbumDownload, &id, q.token.as_deref())?;
-    let variant = link.variant.ok_or_else(Error::unauthorized)?;
+    let variant = link.variant.ok_or(Error::auth(AuthFailure::Malformed))?;
     let permit = zip_permit(&state, &id)?;
     let entries = state
         .albums

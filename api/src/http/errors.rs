@@ -20,7 +20,7 @@ pub enum HttpError {
 pub fn status_of(e: &Error) -> StatusCode {
     match e {
         Error::Unauthorized { .. } | Error::Throttled { .. } => StatusCode::UNAUTHORIZED,
-        Error::Forbidden => StatusCode::FORBIDDEN,
+        Error::Forbidden | Error::Denied { .. } => StatusCode::FORBIDDEN,
         Error::NotFound | Error::TakenDown => StatusCode::NOT_FOUND,
         Error::Validation(_)
         | Error::CursorStale
@@ -62,7 +62,7 @@ pub fn not_found<T>() -> Result<T, HttpError> {
 fn retry_after(e: &Error) -> Option<u64> {
     match e {
         Error::RateLimited { retry_after_s } => Some(*retry_after_s),
-        Error::Unauthorized { retry_after_s } => *retry_after_s,
+        Error::Unauthorized { retry_after_s, .. } => *retry_after_s,
         Error::Throttled { retry_after_s } => Some(*retry_after_s),
         _ => None,
     }

@@ -7,9 +7,13 @@ use axum::middleware::Next;
 use axum::response::Response;
 use std::time::Instant;
 
-/// Set by the RPC handler on its response: the methods it ran.
+/// Set by the RPC handler on its response: the methods it ran and how each
+/// ended (`ok`, or the error code and reason).
 #[derive(Clone)]
-pub struct RpcMethods(pub String);
+pub struct RpcMethods {
+    pub names: String,
+    pub outcome: String,
+}
 
 pub async fn log_request(req: Request, next: Next) -> Response {
     let started = Instant::now();
@@ -20,11 +24,10 @@ pub async fn log_request(req: Request, next: Next) -> Response {
         .map(|p| p.as_str().to_owned())
         .unwrap_or_else(|| "unmatched".into());
     let response = next.run(req).await;
-    let rpc = response
+    let (rpc, outcome) = response
         .extensions()
         .get::<RpcMethods>()
-        .map(|m| m.0.as_str())
-        .unwrap_or("");
+        .map_or(("", ""), |m| (m.names.as_str(), m.outcome.as_str()));
     let took = started.elapsed();
     lightbox_core::metrics::METRICS.http(&route, response.status().as_u16(), took);
     tracing::info!(
@@ -34,6 +37,7 @@ pub async fn log_request(req: Request, next: Next) -> Response {
         status = response.status().as_u16(),
         latency_ms = (took.as_secs_f64() * 100_000.0).round() / 100.0,
         rpc,
+        outcome = %outcome,
         "request"
     );
     response

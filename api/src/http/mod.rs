@@ -1,6 +1,7 @@
 //! The plain HTTP routes beside JSON-RPC.
 
 pub mod bearer;
+pub mod browser;
 pub mod downloads;
 pub mod drain;
 pub mod errors;
@@ -24,13 +25,9 @@ const UPLOAD_OVERHEAD: u64 = 1 << 20;
 
 pub fn routes(state: &AppState) -> Router<AppState> {
     let upload_limit = (state.config.upload_max_bytes + UPLOAD_OVERHEAD) as usize;
-    Router::new()
-        .route(routes::HEALTHZ, get(health::healthz))
-        .route(routes::READYZ, get(health::readyz))
-        .route(
-            routes::UPLOAD,
-            post(upload::upload).layer(DefaultBodyLimit::max(upload_limit)),
-        )
+    // What a browser may open: errors answer HTML to it (`browser`), and
+    // any other path is the same 404 page.
+    let browsable = Router::new()
         .route(routes::RENDER, get(renders::serve))
         .route(routes::IMAGE_ARCHIVE, get(downloads::archive))
         .route(routes::IMAGE_DOWNLOAD, get(downloads::download))
@@ -45,4 +42,14 @@ pub fn routes(state: &AppState) -> Router<AppState> {
         .route(routes::ALBUM_FEED, get(visitors::album_feed))
         .route(routes::ALBUM_ZIP, get(visitors::album_zip))
         .route(routes::STYLESHEET, get(visitors::stylesheet))
+        .fallback(|| async { errors::HttpError::NotFound })
+        .layer(axum::middleware::from_fn(browser::html_errors));
+    Router::new()
+        .route(routes::HEALTHZ, get(health::healthz))
+        .route(routes::READYZ, get(health::readyz))
+        .route(
+            routes::UPLOAD,
+            post(upload::upload).layer(DefaultBodyLimit::max(upload_limit)),
+        )
+        .merge(browsable)
 }

@@ -1,15 +1,18 @@
 //! `POST /api/v1/images`: a multipart upload with a `file` part (png, jpg
-//! or webp, found from its bytes) and an optional `meta` JSON part.
+//! or webp, found from its bytes), an optional `meta` JSON part and an
+//! optional `album_id` part (the folder it goes into). Any other part is
+//! 400, and every error, a body that is not multipart included, is JSON.
 
 use super::bearer;
 use super::errors::HttpError;
 use crate::state::AppState;
-use axum::extract::multipart::MultipartError;
+use axum::extract::multipart::{MultipartError, MultipartRejection};
 use axum::extract::{Multipart, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use lightbox_core::auth::Via;
+use lightbox_core::auth::{Caller, Via};
+use lightbox_core::domain::error::{AuthFailure, Denial};
 use lightbox_core::images::upload::{Rejected, Upload};
 use lightbox_core::images::Meta;
 use lightbox_core::Error;
@@ -60,22 +63,33 @@ fn parse_meta(text: &[u8]) -> Result<Meta, Error> {
 pub async fn upload(
     State(state): State<AppState>,
     headers: HeaderMap,
-    mut form: Multipart,
+    form: Result<Multipart, MultipartRejection>,
 ) -> Response {
+    let mut form = match form {
+        Ok(form) => form,
+        Err(r) => return not_multipart(&state, &headers, r).await.into_response(),
+    };
     match receive(&state, &headers, &mut form).await {
         Ok(response) => response,
         Err(e) => super::drain::multipart(form, e.into_response()).await,
     }
 }
 
-async fn receive(
-    state: &AppState,
-    headers: &HeaderMap,
-    form: &mut Multipart,
-) -> Result<Response, HttpError> {
+/// A body that is not multipart: the credentials are checked first (as
+/// for any upload), then 400 with the reason, as JSON.
+async fn not_multipart(state: &AppState, headers: &HeaderMap, r: MultipartRejection) -> HttpError {
+    if let Err(e) = uploader(state, headers).await {
+        return e;
+    }
+    let e = Error::invalid("body", r.body_text());
+    HttpError::with_status(e, StatusCode::BAD_REQUEST)
+}
+
+/// The caller, who must hold a session or a PAT with `write`.
+async fn uploader(state: &AppState, headers: &HeaderMap) -> Result<Caller, HttpError> {
     let caller = bearer::resolve(state, headers)
         .await?
-        .ok_or_else(Error::unauthorized)?;
+        .ok_or(Error::auth(AuthFailure::Missing))?;
     if matches!(
         caller.via,
         Via::Pat {
@@ -83,8 +97,21 @@ async fn receive(
             ..
         }
     ) {
-        return Err(Error::Forbidden.into());
+        let denied = Error::Denied {
+            reason: Denial::Scope,
+            required: "write",
+        };
+        return Err(denied.into());
     }
+    Ok(caller)
+}
+
+async fn receive(
+    state: &AppState,
+    headers: &HeaderMap,
+    form: &mut Multipart,
+) -> Result<Response, HttpError> {
+    let caller = uploader(state, headers).await?;
     let Some(_slot) = state.guards.uploads.try_start(caller.user_id) else {
         let e = Error::RateLimited { retry_after_s: 1 };
         return Err(e.into());
@@ -94,9 +121,9 @@ async fn receive(
         .map_err(budget_refusal)?;
     let images = &state.images;
     let (id, mut upload) = images.start_upload(caller.user_id).await?;
-    let mut meta = Meta::default();
-    let has_file = read_parts(form, &mut upload, &mut meta).await?;
-    if !has_file {
+    let mut parts = Parts::default();
+    read_parts(form, &mut upload, &mut parts).await?;
+    if !parts.has_file {
         return Err(invalid("the file part is missing"));
     }
     let accepted = upload.finish().await.map_err(rejected)?;
@@ -104,21 +131,29 @@ async fn receive(
         state.store.delete(&accepted.key).await?;
         return Err(budget_refusal(e));
     }
-    let dto = images.ingest(caller.user_id, id, accepted, meta).await?;
+    let dto = images
+        .ingest(caller.user_id, id, accepted, parts.meta, parts.album_id)
+        .await?;
     Ok((StatusCode::CREATED, Json(dto)).into_response())
 }
 
-/// Reads the parts: streams the file, parses `meta`; whether a file came.
+#[derive(Default)]
+struct Parts {
+    has_file: bool,
+    meta: Meta,
+    album_id: Option<uuid::Uuid>,
+}
+
+/// Reads the parts: streams the file, parses `meta` and `album_id`.
 async fn read_parts(
     form: &mut Multipart,
     upload: &mut Upload,
-    meta: &mut Meta,
-) -> Result<bool, HttpError> {
-    let mut has_file = false;
+    parts: &mut Parts,
+) -> Result<(), HttpError> {
     while let Some(mut field) = form.next_field().await.map_err(broken)? {
         match field.name() {
-            Some("file") if !has_file => {
-                has_file = true;
+            Some("file") if !parts.has_file => {
+                parts.has_file = true;
                 while let Some(chunk) = field.chunk().await.map_err(broken)? {
                     upload.push(&chunk).await.map_err(rejected)?;
                 }
@@ -131,14 +166,35 @@ async fn read_parts(
                         return Err(Error::invalid("meta", "over 64 KiB").into());
                     }
                 }
-                *meta = parse_meta(&text)?;
-                meta.validate()?;
+                parts.meta = parse_meta(&text)?;
+                parts.meta.validate()?;
             }
-            // Other parts are read and ignored, as browsers send extras.
-            _ => while let Ok(Some(_)) = field.chunk().await {},
+            Some("album_id") if parts.album_id.is_none() => {
+                let mut text = Vec::new();
+                while let Some(chunk) = field.chunk().await.map_err(broken)? {
+                    text.extend_from_slice(&chunk);
+                    if text.len() > 64 {
+                        break;
+                    }
+                }
+                let text = std::str::from_utf8(&text).unwrap_or("");
+                parts.album_id = Some(lightbox_core::ids::parse("album_id", text.trim())?);
+            }
+            Some("file" | "album_id") => {
+                let name = field.name().unwrap_or_default().to_owned();
+                return Err(Error::invalid(&name, "given more than once").into());
+            }
+            other => {
+                let name = other.unwrap_or_default();
+                let e = Error::invalid(
+                    "body",
+                    format!("unknown form field {name:?}: only file, meta and album_id"),
+                );
+                return Err(e.into());
+            }
         }
     }
-    Ok(has_file)
+    Ok(())
 }
 
 async fn owner_budget(state: &AppState, owner: uuid::Uuid, incoming: u64) -> Result<(), Error> {

@@ -7,11 +7,12 @@ use lightbox_core::domain::accounts::UserDto;
 use lightbox_core::Result;
 use serde::{Deserialize, Serialize};
 
-#[derive(Deserialize)]
+/// No params, or the empty result `{}`.
+#[derive(Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Nothing {}
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 pub struct UserResult {
     user: UserDto,
 }
@@ -27,7 +28,7 @@ pub async fn me(ctx: Ctx, _: Nothing) -> Result<UserResult> {
     Ok(UserResult { user })
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SetEmail {
     current_password: String,
@@ -40,10 +41,11 @@ pub async fn set_email(ctx: Ctx, p: SetEmail) -> Result<UserResult> {
     Ok(UserResult { user })
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SetPassword {
     current_password: String,
+    #[schemars(length(min = 8, max = 256))]
     new_password: String,
 }
 

@@ -8,10 +8,11 @@ use lightbox_core::moderation::{self, ModerationResult};
 use lightbox_core::Result;
 use serde::{Deserialize, Serialize};
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateUser {
     email: String,
+    #[schemars(length(min = 8, max = 256))]
     password: String,
     #[serde(default)]
     is_admin: bool,
@@ -23,7 +24,7 @@ pub async fn create_user(ctx: Ctx, p: CreateUser) -> Result<UserResult> {
     Ok(UserResult::new(user))
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 pub struct Users {
     items: Vec<UserDto>,
 }
@@ -34,10 +35,12 @@ pub async fn list_users(ctx: Ctx, _: Nothing) -> Result<Users> {
     })
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Takedown {
+    #[schemars(with = "Option<uuid::Uuid>")]
     album_id: Option<String>,
+    #[schemars(with = "Option<uuid::Uuid>")]
     image_id: Option<String>,
     reason: String,
 }
@@ -47,10 +50,12 @@ pub async fn takedown(ctx: Ctx, p: Takedown) -> Result<ModerationResult> {
     moderation::set(&ctx.state.repo, target, Some(&p.reason)).await
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Restore {
+    #[schemars(with = "Option<uuid::Uuid>")]
     album_id: Option<String>,
+    #[schemars(with = "Option<uuid::Uuid>")]
     image_id: Option<String>,
     #[serde(default)]
     #[allow(dead_code)]

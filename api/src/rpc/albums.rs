@@ -12,13 +12,15 @@ use lightbox_core::images::downloads;
 use lightbox_core::sharing::aliases::{OwnerLookup, OwnerStatus};
 use lightbox_core::{ids, Result};
 use serde::Deserialize;
-use serde_json::{json, Value};
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Create {
+    /// The folder's name.
+    #[schemars(length(min = 1, max = 200))]
     name: String,
     #[serde(default)]
+    #[schemars(length(max = 5000))]
     description: String,
 }
 
@@ -30,9 +32,10 @@ pub async fn create(ctx: Ctx, p: Create) -> Result<AlbumDto> {
         .await
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Id {
+    #[schemars(with = "uuid::Uuid")]
     id: String,
 }
 
@@ -45,11 +48,16 @@ pub async fn list(ctx: Ctx, _: Nothing) -> Result<Items<AlbumDto>> {
     ctx.state.albums.list(ctx.caller()?.user_id).await
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Update {
+    #[schemars(with = "uuid::Uuid")]
     id: String,
+    /// Omitted: unchanged.
+    #[schemars(length(min = 1, max = 200))]
     name: Option<String>,
+    /// Omitted: unchanged.
+    #[schemars(length(max = 5000))]
     description: Option<String>,
 }
 
@@ -67,14 +75,17 @@ pub async fn delete(ctx: Ctx, p: Id) -> Result<JobResult> {
     ctx.state.albums.delete(ctx.caller()?.user_id, id).await
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Reorder {
+    #[schemars(with = "uuid::Uuid")]
     album_id: String,
+    /// Photos of the folder, in their new order; the rest follow in their old one.
+    #[schemars(with = "Vec<uuid::Uuid>")]
     ordered_ids: Vec<String>,
 }
 
-pub async fn reorder(ctx: Ctx, p: Reorder) -> Result<Value> {
+pub async fn reorder(ctx: Ctx, p: Reorder) -> Result<Nothing> {
     let album = ids::parse("album_id", &p.album_id)?;
     let ordered = p
         .ordered_ids
@@ -83,20 +94,27 @@ pub async fn reorder(ctx: Ctx, p: Reorder) -> Result<Value> {
         .collect::<Result<Vec<_>>>()?;
     let owner = ctx.caller()?.user_id;
     ctx.state.albums.reorder(owner, album, &ordered).await?;
-    Ok(json!({}))
+    Ok(Nothing {})
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CropSet {
+    #[schemars(with = "uuid::Uuid")]
     album_id: String,
+    #[schemars(regex(pattern = "^[a-z0-9][a-z0-9-]{0,31}$"))]
     code: String,
+    /// 0 (follow the height) to 15000; width or height must be positive.
+    #[schemars(range(max = 15000))]
     width: u32,
+    #[schemars(range(max = 15000))]
     height: u32,
     #[serde(default)]
     mode: Mode,
     #[serde(default)]
     format: Format,
+    /// Default 80.
+    #[schemars(range(min = 1, max = 100))]
     quality: Option<u8>,
     focus: Option<Focus>,
 }
@@ -117,9 +135,10 @@ pub async fn crop_set(ctx: Ctx, p: CropSet) -> Result<JobResult> {
     ctx.state.albums.set_crop(owner, album, spec).await
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CropDelete {
+    #[schemars(with = "uuid::Uuid")]
     album_id: String,
     code: String,
 }
@@ -137,10 +156,12 @@ pub async fn owner_status(ctx: Ctx, q: OwnerLookup) -> Result<OwnerStatus> {
         .await
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DownloadToken {
+    #[schemars(with = "uuid::Uuid")]
     album_id: String,
+    #[schemars(with = "lightbox_core::domain::downloads::Variant")]
     variant: String,
 }
 

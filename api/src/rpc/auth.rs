@@ -1,16 +1,18 @@
 //! `auth.*`: login, refresh, logout. Public: the credential is in the params.
 
+use super::account::Nothing;
 use super::ctx::Ctx;
 use lightbox_core::auth::sessions::{self, TokenPair};
 use lightbox_core::domain::checks::{char_len_between, Checks};
 use lightbox_core::{Error, Result};
 use serde::Deserialize;
-use serde_json::{json, Value};
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Login {
+    #[schemars(length(min = 1, max = 254))]
     email: String,
+    #[schemars(length(min = 1, max = 256))]
     password: String,
 }
 
@@ -51,7 +53,7 @@ pub async fn login(ctx: Ctx, p: Login) -> Result<TokenPair> {
     Ok(pair)
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RefreshToken {
     refresh_token: String,
@@ -61,7 +63,7 @@ pub async fn refresh(ctx: Ctx, p: RefreshToken) -> Result<TokenPair> {
     sessions::refresh(ctx.state.repo.as_ref(), &ctx.state.signer, &p.refresh_token).await
 }
 
-pub async fn logout(ctx: Ctx, p: RefreshToken) -> Result<Value> {
+pub async fn logout(ctx: Ctx, p: RefreshToken) -> Result<Nothing> {
     sessions::logout(ctx.state.repo.as_ref(), &p.refresh_token).await?;
-    Ok(json!({}))
+    Ok(Nothing {})
 }

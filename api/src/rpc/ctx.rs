@@ -3,6 +3,7 @@
 
 use crate::state::AppState;
 use lightbox_core::auth::Caller;
+use lightbox_core::domain::error::AuthFailure;
 use lightbox_core::{Error, Result};
 
 /// What one handler gets: the state, the caller when the method needs one,
@@ -25,6 +26,8 @@ impl Ctx {
 
     /// The authenticated caller; the table guarantees one for non-public methods.
     pub fn caller(&self) -> Result<&Caller> {
-        self.caller.as_ref().ok_or_else(Error::unauthorized)
+        self.caller
+            .as_ref()
+            .ok_or(Error::auth(AuthFailure::Missing))
     }
 }

@@ -2,11 +2,13 @@
 //! cap, panics contained, and at most four calls of a batch at once.
 
 use super::ctx::Ctx;
+use super::discover;
 use super::envelope::{self, Call, Entry, METHOD_NOT_FOUND};
 use super::methods::{self, Access};
 use crate::state::AppState;
 use futures::{FutureExt, StreamExt};
 use lightbox_core::auth::{Caller, Via};
+use lightbox_core::domain::error::{AuthFailure, Denial};
 use lightbox_core::metrics::METRICS;
 use lightbox_core::{Error, Result};
 use serde_json::Value;
@@ -30,7 +32,9 @@ pub fn authorize(access: Access, auth: &Result<Option<Caller>>) -> Result<Option
                 "authentication unavailable"
             )))
         }
-        _ => return Err(Error::unauthorized()),
+        Ok(None) => return Err(Error::auth(AuthFailure::Missing)),
+        Err(Error::Unauthorized { reason, .. }) => return Err(Error::auth(*reason)),
+        Err(_) => return Err(Error::auth(AuthFailure::Malformed)),
     };
     let is_pat = matches!(caller.via, Via::Pat { .. });
     let allowed = match access {
@@ -46,10 +50,14 @@ pub fn authorize(access: Access, auth: &Result<Option<Caller>>) -> Result<Option
         Access::Admin => !is_pat && caller.is_admin,
     };
     if allowed {
-        Ok(Some(caller.clone()))
-    } else {
-        Err(Error::Forbidden)
+        return Ok(Some(caller.clone()));
     }
+    let (reason, required) = match access {
+        Access::Admin if !is_pat => (Denial::Role, "admin"),
+        Access::Write => (Denial::Scope, "write"),
+        _ => (Denial::Scope, "session"),
+    };
+    Err(Error::Denied { reason, required })
 }
 
 /// A call's outcome: a result, a library error, or an unknown method.
@@ -72,6 +80,10 @@ where
 }
 
 async fn call(state: &AppState, auth: &Result<Option<Caller>>, client: &str, c: &Call) -> Outcome {
+    if c.method == discover::NAME {
+        METRICS.rpc(discover::NAME, None, Duration::ZERO);
+        return Outcome::Done(Ok(discover::served(&state.base_url)));
+    }
     let Some(method) = methods::find(&c.method) else {
         METRICS.rpc("unknown", Some(METHOD_NOT_FOUND), Duration::ZERO);
         return Outcome::UnknownMethod;
@@ -217,10 +229,13 @@ mod tests {
         let code = |a, auth: &Result<Option<Caller>>| authorize(a, auth).err().map(|e| e.code());
 
         assert_eq!(code(Access::Public, &Ok(None)), None);
-        assert_eq!(code(Access::Public, &Err(Error::unauthorized())), None);
+        assert_eq!(
+            code(Access::Public, &Err(Error::auth(AuthFailure::Missing))),
+            None
+        );
         for a in [Access::Read, Access::Write, Access::Session, Access::Admin] {
             assert_eq!(code(a, &Ok(None)), Some(1001));
-            assert_eq!(code(a, &Err(Error::unauthorized())), Some(1001));
+            assert_eq!(code(a, &Err(Error::auth(AuthFailure::Missing))), Some(1001));
         }
         assert_eq!(code(Access::Read, &read_pat), None);
         assert_eq!(code(Access::Write, &read_pat), Some(1003));

@@ -1,5 +1,6 @@
 //! `image.*`: the owner's photos.
 
+use super::account::Nothing;
 use super::ctx::Ctx;
 use lightbox_core::auth::links::SignedLink;
 use lightbox_core::domain::crop::{CropSpec, Format, Mode, DEFAULT_QUALITY};
@@ -11,11 +12,11 @@ use lightbox_core::images::manage::{Edit, VisibilityGroups};
 use lightbox_core::images::Page;
 use lightbox_core::{ids, Result};
 use serde::Deserialize;
-use serde_json::{json, Value};
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Id {
+    #[schemars(with = "uuid::Uuid")]
     id: String,
 }
 
@@ -24,11 +25,15 @@ pub async fn get(ctx: Ctx, p: Id) -> Result<ImageDto> {
     ctx.state.images.get(ctx.caller()?.user_id, id).await
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct List {
+    /// `next_cursor` of the previous page; absent or empty for the first.
     cursor: Option<String>,
+    /// Default 50.
+    #[schemars(range(min = 1, max = 200))]
     limit: Option<i64>,
+    #[schemars(with = "Option<uuid::Uuid>")]
     album_id: Option<String>,
 }
 
@@ -45,12 +50,17 @@ pub async fn list(ctx: Ctx, p: List) -> Result<Page> {
         .await
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Update {
+    #[schemars(with = "uuid::Uuid")]
     id: String,
+    #[schemars(length(max = 200))]
     title: Option<String>,
+    #[schemars(length(max = 5000))]
     description: Option<String>,
+    /// Moves the photo to this folder of the caller's.
+    #[schemars(with = "Option<uuid::Uuid>")]
     album_id: Option<String>,
     /// Absent: unchanged; null: cleared; `{x, y}`: set.
     #[serde(default, deserialize_with = "crate::params::present")]
@@ -78,23 +88,30 @@ pub async fn update(ctx: Ctx, p: Update) -> Result<ImageDto> {
     ctx.state.images.set_focus(owner, id, focus).await
 }
 
-pub async fn delete(ctx: Ctx, p: Id) -> Result<Value> {
+pub async fn delete(ctx: Ctx, p: Id) -> Result<Nothing> {
     let id = ids::parse("id", &p.id)?;
     ctx.state.images.delete(ctx.caller()?.user_id, id).await?;
-    Ok(json!({}))
+    Ok(Nothing {})
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CropAdd {
+    #[schemars(with = "uuid::Uuid")]
     id: String,
+    #[schemars(regex(pattern = "^[a-z0-9][a-z0-9-]{0,31}$"))]
     code: String,
+    /// 0 (follow the height) to 15000; width or height must be positive.
+    #[schemars(range(max = 15000))]
     width: u32,
+    #[schemars(range(max = 15000))]
     height: u32,
     #[serde(default)]
     mode: Mode,
     #[serde(default)]
     format: Format,
+    /// Default 80.
+    #[schemars(range(min = 1, max = 100))]
     quality: Option<u8>,
     focus: Option<Focus>,
 }
@@ -117,9 +134,10 @@ pub async fn crop_add(ctx: Ctx, p: CropAdd) -> Result<ImageDto> {
         .await
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CropDelete {
+    #[schemars(with = "uuid::Uuid")]
     id: String,
     code: String,
 }
@@ -132,10 +150,12 @@ pub async fn crop_delete(ctx: Ctx, p: CropDelete) -> Result<ImageDto> {
         .await
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SetVisibility {
+    #[schemars(with = "uuid::Uuid")]
     id: String,
+    #[schemars(with = "lightbox_core::domain::image::Visibility")]
     visibility: String,
 }
 
@@ -147,9 +167,10 @@ pub async fn set_visibility(ctx: Ctx, p: SetVisibility) -> Result<ImageDto> {
         .await
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExifVisibility {
+    #[schemars(with = "uuid::Uuid")]
     id: String,
     groups: VisibilityGroups,
 }
@@ -177,12 +198,16 @@ pub async fn archive_token(ctx: Ctx, p: Id) -> Result<SignedLink> {
         .sign_link(&Link::new(LinkKind::Archive, owner, id))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DownloadToken {
+    #[schemars(with = "uuid::Uuid")]
     id: String,
+    #[schemars(with = "lightbox_core::domain::downloads::Variant")]
     variant: String,
+    /// With `variant: screen`: the render's code.
     crop: Option<String>,
+    /// With `variant: screen`: the render's version (`renders[].version`).
     spec: Option<i64>,
 }
 
@@ -215,9 +240,10 @@ pub async fn download_token(ctx: Ctx, p: DownloadToken) -> Result<SignedLink> {
     ctx.state.signer.sign_link(&link)
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DownloadStatus {
+    #[schemars(with = "uuid::Uuid")]
     id: String,
     crop: Option<String>,
     spec: Option<i64>,

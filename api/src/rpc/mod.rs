@@ -7,10 +7,13 @@ pub mod admin;
 pub mod albums;
 pub mod auth;
 pub mod ctx;
+pub mod discover;
 pub mod dispatch;
 pub mod envelope;
 pub mod images;
+pub mod jobs;
 pub mod methods;
+pub mod schemas;
 pub mod sharing;
 pub mod tokens;
 
@@ -157,10 +160,33 @@ async fn handle(state: AppState, req: Request, path_method: Option<String>) -> R
             )
         }
     };
+    let outcome = answer.as_ref().map(outcomes).unwrap_or_default();
     let mut response = match answer {
         Some(body) => json_response(StatusCode::OK, body),
         None => StatusCode::NO_CONTENT.into_response(),
     };
-    response.extensions_mut().insert(RpcMethods(names));
     response
+        .extensions_mut()
+        .insert(RpcMethods { names, outcome });
+    response
+}
+
+/// Each answer's outcome for the request log, since every RPC answer is
+/// HTTP 200: `ok`, or the error code with its `data.reason` (a failed
+/// login reads `1001:wrong_credentials`).
+fn outcomes(answer: &Value) -> String {
+    let one = |a: &Value| match a.get("error") {
+        None => "ok".to_owned(),
+        Some(e) => {
+            let code = e.get("code").and_then(Value::as_i64).unwrap_or(0);
+            match e.pointer("/data/reason").and_then(Value::as_str) {
+                Some(reason) => format!("{code}:{reason}"),
+                None => code.to_string(),
+            }
+        }
+    };
+    match answer {
+        Value::Array(all) => all.iter().map(one).collect::<Vec<_>>().join(","),
+        single => one(single),
+    }
 }

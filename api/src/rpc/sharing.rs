@@ -9,9 +9,10 @@ use lightbox_core::sharing::SharingDto;
 use lightbox_core::{ids, Result};
 use serde::Deserialize;
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AlbumId {
+    #[schemars(with = "uuid::Uuid")]
     album_id: String,
 }
 
@@ -20,16 +21,19 @@ pub async fn get(ctx: Ctx, p: AlbumId) -> Result<SharingDto> {
     ctx.state.sharing.get(ctx.caller()?.user_id, album).await
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SetPolicy {
+    #[schemars(with = "uuid::Uuid")]
     album_id: String,
     show_location: Option<bool>,
     show_date: Option<bool>,
     show_camera: Option<bool>,
     allow_download: Option<bool>,
     feed: Option<bool>,
+    #[schemars(with = "Option<lightbox_core::domain::album::Order>")]
     order: Option<String>,
+    #[schemars(with = "Option<lightbox_core::domain::album::CoverFocus>")]
     cover_focus: Option<String>,
 }
 
@@ -48,12 +52,18 @@ pub async fn set_policy(ctx: Ctx, p: SetPolicy) -> Result<SharingDto> {
     ctx.state.sharing.set_policy(owner, album, patch).await
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SetMode {
+    #[schemars(with = "uuid::Uuid")]
     album_id: String,
+    #[schemars(with = "lightbox_core::domain::album::PublishMode")]
     mode: String,
+    /// For `unlisted`: a `new` link (default) or `keep` the live one.
+    #[schemars(with = "Option<lightbox_core::domain::sharing::TokenChoice>")]
     token: Option<String>,
+    /// For `public`: the readable address `/a/{alias}`.
+    #[schemars(length(min = 3, max = 63))]
     alias: Option<String>,
 }
 
@@ -72,10 +82,12 @@ pub async fn set_mode(ctx: Ctx, p: SetMode) -> Result<SharingDto> {
         .await
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Republish {
+    #[schemars(with = "uuid::Uuid")]
     album_id: String,
+    #[schemars(with = "Option<lightbox_core::domain::sharing::TokenChoice>")]
     token: Option<String>,
 }
 
@@ -96,10 +108,12 @@ pub async fn reset_token(ctx: Ctx, p: AlbumId) -> Result<SharingDto> {
         .await
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Release {
+    #[schemars(with = "uuid::Uuid")]
     album_id: String,
+    #[schemars(length(min = 3, max = 63))]
     alias: String,
 }
 
@@ -112,9 +126,10 @@ pub async fn alias_release(ctx: Ctx, p: Release) -> Result<SharingDto> {
         .await
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Check {
+    /// Any text: the result says whether it is a valid, free alias.
     alias: String,
 }
 
@@ -123,11 +138,13 @@ pub async fn alias_check(ctx: Ctx, p: Check) -> Result<CheckResult> {
     ctx.state.sharing.check_alias(owner, &p.alias).await
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CoverSet {
+    #[schemars(with = "uuid::Uuid")]
     album_id: String,
     /// Null (or absent) restores the automatic choice.
+    #[schemars(with = "Option<uuid::Uuid>")]
     image_id: Option<String>,
 }
 
@@ -142,10 +159,12 @@ pub async fn cover_set(ctx: Ctx, p: CoverSet) -> Result<SharingDto> {
     ctx.state.sharing.set_cover(owner, album, image).await
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PreviewParams {
+    #[schemars(with = "uuid::Uuid")]
     album_id: String,
+    /// `next_after` of the previous fragment.
     after: Option<String>,
 }
 

@@ -5,13 +5,17 @@ use super::ctx::Ctx;
 use lightbox_core::auth::pats::{self, CreatedPat, PatDto};
 use lightbox_core::{ids, Result};
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Create {
+    #[schemars(length(min = 1, max = 100))]
     name: String,
+    /// Default: both.
+    #[schemars(with = "Option<Vec<lightbox_core::domain::accounts::Scope>>")]
     scopes: Option<Vec<String>>,
+    /// Absent: never expires.
+    #[schemars(range(min = 1, max = 3650))]
     expires_in_days: Option<i64>,
 }
 
@@ -27,7 +31,8 @@ pub async fn create(ctx: Ctx, p: Create) -> Result<CreatedPat> {
     .await
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
+#[schemars(rename = "PatList")]
 pub struct Items {
     items: Vec<PatDto>,
 }
@@ -37,14 +42,15 @@ pub async fn list(ctx: Ctx, _: Nothing) -> Result<Items> {
     Ok(Items { items })
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Revoke {
+    #[schemars(with = "uuid::Uuid")]
     id: String,
 }
 
-pub async fn revoke(ctx: Ctx, p: Revoke) -> Result<Value> {
+pub async fn revoke(ctx: Ctx, p: Revoke) -> Result<Nothing> {
     let id = ids::parse("id", &p.id)?;
     pats::revoke(ctx.state.repo.as_ref(), ctx.caller()?.user_id, id).await?;
-    Ok(json!({}))
+    Ok(Nothing {})
 }

@@ -15,7 +15,7 @@ use crate::{ids, time, Error, Result};
 use serde::Serialize;
 use uuid::Uuid;
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct AlbumDto {
     pub id: Uuid,
     pub name: String,
@@ -41,13 +41,14 @@ impl From<&Album> for AlbumDto {
     }
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct JobResult {
     /// 0 when there was nothing to re-render.
     pub job_id: i64,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+#[schemars(rename = "ListOf{T}")]
 pub struct Items<T> {
     pub items: Vec<T>,
 }
@@ -154,6 +155,14 @@ impl Albums {
         self.repo.set_positions(id, &order).await
     }
 
+    /// `job.get`: the owner's job and its progress; 2001 otherwise.
+    pub async fn job(&self, owner: Uuid, id: i64) -> Result<crate::domain::jobs::Job> {
+        match self.repo.job_counts(owner, id).await? {
+            Some(counts) => Ok(counts.into()),
+            None => Err(Error::NotFound),
+        }
+    }
+
     /// Records a re-render job and enqueues its photos; 0 for none.
     pub(crate) async fn start_job(
         &self,
@@ -165,11 +174,14 @@ impl Albums {
         if images.is_empty() {
             return Ok(JobResult { job_id: 0 });
         }
-        let n = images.len() as i64;
-        let job_id = self
-            .repo
-            .insert_job(owner, album, reason, n, time::now_ms())
-            .await?;
+        let job = crate::db::NewJob {
+            owner,
+            album,
+            kind: reason,
+            images,
+            now: time::now_ms(),
+        };
+        let job_id = self.repo.insert_job(&job).await?;
         self.images.enqueue_all(images).await?;
         Ok(JobResult { job_id })
     }

@@ -2,6 +2,7 @@
 //! ending a session ends its access tokens too.
 
 use crate::config::Config;
+use crate::domain::error::AuthFailure;
 use crate::time::MINUTE_MS;
 use crate::{Error, Result};
 use anyhow::Context;
@@ -117,22 +118,29 @@ impl Signer {
     ) -> Result<T> {
         let mut validation = self.validation.clone();
         validation.set_required_spec_claims(&["exp"]);
-        let data = decode::<serde_json::Value>(token, &self.decoding, &validation)
-            .map_err(|_| Error::unauthorized())?;
+        let data =
+            decode::<serde_json::Value>(token, &self.decoding, &validation).map_err(refused)?;
         if data.claims.get("typ").and_then(|t| t.as_str()) != Some(typ) {
-            return Err(Error::unauthorized());
+            return Err(Error::auth(AuthFailure::Malformed));
         }
-        serde_json::from_value(data.claims).map_err(|_| Error::unauthorized())
+        serde_json::from_value(data.claims).map_err(|_| Error::auth(AuthFailure::Malformed))
     }
 
     /// Signature, algorithm, expiry and type; any failure is 1001.
     pub fn verify(&self, token: &str) -> Result<Claims> {
-        let data = decode::<Claims>(token, &self.decoding, &self.validation)
-            .map_err(|_| Error::unauthorized())?;
+        let data = decode::<Claims>(token, &self.decoding, &self.validation).map_err(refused)?;
         if data.claims.typ != TYP {
-            return Err(Error::unauthorized());
+            return Err(Error::auth(AuthFailure::Malformed));
         }
         Ok(data.claims)
+    }
+}
+
+/// 1001 for a token the library refused: expired, or anything else wrong.
+fn refused(e: jsonwebtoken::errors::Error) -> Error {
+    match e.kind() {
+        jsonwebtoken::errors::ErrorKind::ExpiredSignature => Error::auth(AuthFailure::Expired),
+        _ => Error::auth(AuthFailure::Malformed),
     }
 }
 

@@ -4,6 +4,7 @@
 //! the handlers recheck ownership and availability on every request.
 
 use super::jwt::Signer;
+use crate::domain::error::AuthFailure;
 use crate::domain::links::{Link, LinkKind};
 use crate::domain::urls;
 use crate::time::{now_ms, rfc3339, MINUTE_MS};
@@ -14,7 +15,7 @@ use uuid::Uuid;
 pub const LINK_TTL_MS: i64 = 5 * MINUTE_MS;
 
 /// downloadTokenResult: where to fetch, and until when.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct SignedLink {
     pub url: String,
     pub expires_at: String,
@@ -50,17 +51,22 @@ impl Signer {
         self.verify_claims(token, "lbx_link").ok()
     }
 
+    fn check_link(&self, token: Option<&str>) -> Result<Link> {
+        let token = token.ok_or(Error::auth(AuthFailure::Missing))?;
+        self.verify_claims(token, "lbx_link")
+    }
+
     /// The link a request presents for `kind` at the path's `subject`: 1001
     /// for no, a bad, an expired or another subject's link; 2001 for a path
     /// that is no id.
     pub fn open_link(&self, kind: LinkKind, subject: &str, token: Option<&str>) -> Result<Link> {
-        let link = token
-            .and_then(|t| self.verify_link(t))
-            .filter(|l| l.kind == kind)
-            .ok_or_else(Error::unauthorized)?;
+        let link = self.check_link(token)?;
+        if link.kind != kind {
+            return Err(Error::auth(AuthFailure::Malformed));
+        }
         let subject = Uuid::parse_str(subject).map_err(|_| Error::NotFound)?;
         if !link.opens(kind, subject) {
-            return Err(Error::unauthorized());
+            return Err(Error::auth(AuthFailure::Malformed));
         }
         Ok(link)
     }

@@ -11,6 +11,7 @@ pub mod sessions;
 pub mod throttle;
 
 use crate::db::Repo;
+use crate::domain::error::AuthFailure;
 use crate::{time, Error, Result};
 use jwt::Signer;
 use uuid::Uuid;
@@ -40,8 +41,9 @@ impl Caller {
     }
 }
 
-/// Resolves a bearer token. Every failure is the same 1001, so a caller
-/// learns nothing about which part was wrong.
+/// Resolves a bearer token. Every failure is 1001 with `data.reason`:
+/// malformed (not a token Lightbox issued, or unknown), expired or revoked;
+/// the reason reveals nothing to a caller who does not hold the token.
 pub async fn authenticate(repo: &dyn Repo, signer: &Signer, bearer: &str) -> Result<Caller> {
     if bearer.starts_with(secrets::PAT_PREFIX) {
         return pats::authenticate(repo, bearer).await;
@@ -51,7 +53,7 @@ pub async fn authenticate(repo: &dyn Repo, signer: &Signer, bearer: &str) -> Res
         .session_user(claims.sid)
         .await?
         .filter(|u| u.id == claims.sub)
-        .ok_or_else(Error::unauthorized)?;
+        .ok_or(Error::auth(AuthFailure::Revoked))?;
     Ok(Caller {
         user_id: user.id,
         email: user.email,

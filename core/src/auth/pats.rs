@@ -5,6 +5,7 @@ use super::{now, secrets, Caller, Via};
 use crate::db::Repo;
 use crate::domain::accounts::{normalize_scopes, Pat, Scope};
 use crate::domain::checks::{char_len_between, Checks};
+use crate::domain::error::AuthFailure;
 use crate::time::{rfc3339, DAY_MS};
 use crate::{ids, Error, Result};
 use serde::Serialize;
@@ -12,7 +13,7 @@ use uuid::Uuid;
 
 const PREFIX_SHOWN: usize = secrets::PAT_PREFIX.len() + 4;
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct CreatedPat {
     pub id: Uuid,
     pub name: String,
@@ -22,7 +23,7 @@ pub struct CreatedPat {
     pub expires_at: Option<String>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct PatDto {
     pub id: Uuid,
     pub name: String,
@@ -122,12 +123,18 @@ pub(super) async fn authenticate(repo: &dyn Repo, token: &str) -> Result<Caller>
         .pat_by_hash(&presented)
         .await?
         .filter(|p| secrets::ct_eq(&p.token_hash, &presented))
-        .filter(|p| p.is_live(t))
-        .ok_or_else(Error::unauthorized)?;
+        .ok_or(Error::auth(AuthFailure::Malformed))?;
+    if !pat.is_live(t) {
+        let reason = match pat.revoked_at {
+            Some(_) => AuthFailure::Revoked,
+            None => AuthFailure::Expired,
+        };
+        return Err(Error::auth(reason));
+    }
     let user = repo
         .user_by_id(pat.user_id)
         .await?
-        .ok_or_else(Error::unauthorized)?;
+        .ok_or(Error::auth(AuthFailure::Revoked))?;
     repo.touch_pat(pat.id, t).await?;
     Ok(Caller {
         user_id: user.id,

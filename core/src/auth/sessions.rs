@@ -4,6 +4,7 @@
 use super::{jwt::Signer, now, password, secrets, throttle, Caller};
 use crate::db::{RefreshUse, Repo};
 use crate::domain::accounts::{RefreshToken, User, UserDto};
+use crate::domain::error::AuthFailure;
 use crate::time::{rfc3339, DAY_MS};
 use crate::{ids, Error, Result};
 use serde::Serialize;
@@ -11,7 +12,7 @@ use uuid::Uuid;
 
 pub const REFRESH_TTL_MS: i64 = 30 * DAY_MS;
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct TokenPair {
     pub access_token: String,
     pub access_expires_at: String,
@@ -57,6 +58,7 @@ pub async fn login(
                 password::verify_against_nothing(String::new()).await?;
             }
             return Err(Error::Unauthorized {
+                reason: AuthFailure::WrongCredentials,
                 retry_after_s: throttle::retry_after_s(counted, t, t),
             });
         }
@@ -102,7 +104,7 @@ pub async fn refresh(repo: &dyn Repo, signer: &Signer, token: &str) -> Result<To
             let user = repo
                 .session_user(session_id)
                 .await?
-                .ok_or_else(Error::unauthorized)?;
+                .ok_or(Error::auth(AuthFailure::Revoked))?;
             let (refresh_token, row) = new_refresh(session_id);
             repo.add_refresh(&row).await?;
             pair(signer, &user, session_id, refresh_token)
@@ -110,9 +112,10 @@ pub async fn refresh(repo: &dyn Repo, signer: &Signer, token: &str) -> Result<To
         RefreshUse::Replayed { session_id } => {
             tracing::warn!(%session_id, "refresh token replayed; session revoked");
             repo.revoke_session(session_id, now()).await?;
-            Err(Error::unauthorized())
+            Err(Error::auth(AuthFailure::Revoked))
         }
-        RefreshUse::Invalid => Err(Error::unauthorized()),
+        // Unknown, expired or ended alike: the client logs in again.
+        RefreshUse::Invalid => Err(Error::auth(AuthFailure::Expired)),
     }
 }
 
@@ -121,7 +124,7 @@ pub async fn logout(repo: &dyn Repo, token: &str) -> Result<()> {
     if repo.revoke_session_of(&secrets::hash(token), now()).await? {
         Ok(())
     } else {
-        Err(Error::unauthorized())
+        Err(Error::auth(AuthFailure::Malformed))
     }
 }
 

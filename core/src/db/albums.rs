@@ -105,15 +105,6 @@ pub trait AlbumRepo {
     /// calls never pass the limit together.
     async fn set_album_crop(&self, album: Uuid, spec: &CropSpec, now: i64) -> Result<bool>;
     async fn delete_album_crop(&self, album: Uuid, code: &str) -> Result<bool>;
-    /// Records a re-render job; returns its id.
-    async fn insert_job(
-        &self,
-        owner: Uuid,
-        album: Uuid,
-        reason: &str,
-        images: i64,
-        now: i64,
-    ) -> Result<i64>;
     async fn set_policy(&self, album: Uuid, policy: &Policy) -> Result<()>;
     async fn set_cover(&self, album: Uuid, image: Option<Uuid>) -> Result<()>;
 }

@@ -10,6 +10,7 @@ pub mod albums;
 pub mod budget;
 pub mod details;
 pub mod images;
+pub mod jobs;
 pub mod outbox;
 pub mod renders;
 pub mod resources;
@@ -27,6 +28,7 @@ pub use albums::{
 pub use budget::BudgetRepo;
 pub use details::DetailsRepo;
 pub use images::{ImageChange, ImageRepo};
+pub use jobs::{JobRepo, NewJob};
 pub use outbox::{OutboxRepo, OutboxRow};
 pub use renders::{CropAdd, RenderRepo};
 pub use resources::ResourceRepo;
@@ -110,6 +112,7 @@ pub trait Repo:
     + ResourceRepo
     + BudgetRepo
     + DetailsRepo
+    + JobRepo
     + Send
     + Sync
 {

@@ -72,7 +72,7 @@ pub struct RefreshToken {
 }
 
 /// What clients see of a user.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct UserDto {
     pub id: Uuid,
     pub email: String,

@@ -88,7 +88,7 @@ wire_enum! {
 
 /// The visitor policy of a folder (sharingPolicyDTO). Changing it never
 /// re-renders anything.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default)]
 pub struct Policy {
     pub show_location: bool,

@@ -65,7 +65,7 @@ pub enum SpecSource {
 }
 
 /// One render: a preset, a folder rule or an image's custom crop.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CropSpec {
     pub code: String,
     pub width: u32,

@@ -15,15 +15,53 @@ pub struct FieldError {
     pub message: String,
 }
 
+wire_enum! {
+    /// Why a call is 1001: error `data.reason`.
+    pub enum AuthFailure {
+        /// No credential where one is needed.
+        Missing = "missing",
+        /// Not a credential Lightbox issued: bad shape or signature, or
+        /// unknown.
+        Malformed = "malformed",
+        Expired = "expired",
+        /// Revoked, or its session ended.
+        Revoked = "revoked",
+        Throttled = "throttled",
+        /// A login or re-authentication with a wrong email or password.
+        WrongCredentials = "wrong_credentials",
+    }
+}
+
+wire_enum! {
+    /// Why a call is 1003 for lack of a right: error `data.reason`, with
+    /// the scope or role it needs in `data.required`.
+    pub enum Denial {
+        /// A personal access token without the scope (`write`), or one used
+        /// where only a session will do (`session`).
+        Scope = "scope",
+        /// The caller is not an admin.
+        Role = "role",
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     #[error("unauthorized")]
-    Unauthorized { retry_after_s: Option<u64> },
+    Unauthorized {
+        reason: AuthFailure,
+        retry_after_s: Option<u64>,
+    },
     /// A login refused before its password was checked (1001).
     #[error("throttled")]
     Throttled { retry_after_s: u64 },
     #[error("forbidden")]
     Forbidden,
+    /// 1003 for a missing scope or role.
+    #[error("forbidden")]
+    Denied {
+        reason: Denial,
+        required: &'static str,
+    },
     #[error("not_found")]
     NotFound,
     #[error("validation_failed")]
@@ -49,8 +87,10 @@ pub enum Error {
 }
 
 impl Error {
-    pub fn unauthorized() -> Self {
+    /// 1001, saying why.
+    pub fn auth(reason: AuthFailure) -> Self {
         Error::Unauthorized {
+            reason,
             retry_after_s: None,
         }
     }
@@ -65,7 +105,7 @@ impl Error {
     pub fn code(&self) -> i64 {
         match self {
             Error::Unauthorized { .. } | Error::Throttled { .. } => 1001,
-            Error::Forbidden => 1003,
+            Error::Forbidden | Error::Denied { .. } => 1003,
             Error::NotFound => 2001,
             Error::Validation(_) => 2002,
             Error::CursorStale => 2003,
@@ -82,7 +122,7 @@ impl Error {
     pub fn message(&self) -> &'static str {
         match self {
             Error::Unauthorized { .. } | Error::Throttled { .. } => "unauthorized",
-            Error::Forbidden => "forbidden",
+            Error::Forbidden | Error::Denied { .. } => "forbidden",
             Error::NotFound => "not_found",
             Error::Validation(_) => "validation_failed",
             Error::CursorStale => "cursor_stale",
@@ -98,8 +138,13 @@ impl Error {
     pub fn data(&self) -> Value {
         match self {
             Error::Unauthorized {
+                reason,
                 retry_after_s: Some(s),
-            } => json!({ "retry_after_s": s }),
+            } => json!({ "retry_after_s": s, "reason": reason.as_str() }),
+            Error::Unauthorized { reason, .. } => json!({ "reason": reason.as_str() }),
+            Error::Denied { reason, required } => {
+                json!({ "reason": reason.as_str(), "required": required })
+            }
             Error::Throttled { retry_after_s } => {
                 json!({ "retry_after_s": retry_after_s, "reason": "throttled" })
             }

@@ -5,13 +5,13 @@
 
 use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Gps {
     pub lat: f64,
     pub lon: f64,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Settings {
     pub exposure_time: Option<String>,
     pub f_number: Option<f64>,
@@ -19,7 +19,7 @@ pub struct Settings {
     pub focal_length_mm: Option<f64>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ExifInfo {
     /// RFC 3339; a time without an offset in the file is taken as UTC.
     pub taken_at: Option<String>,
@@ -52,7 +52,7 @@ impl ExifInfo {
 }
 
 /// Which EXIF groups may be shown to visitors.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ExifVisibility {
     pub gps: bool,
     pub camera: bool,
@@ -72,7 +72,7 @@ impl Default for ExifVisibility {
 }
 
 /// The EXIF a visitor may see.
-#[derive(Debug, Default, Clone, Serialize, PartialEq)]
+#[derive(Debug, Default, Clone, Serialize, PartialEq, schemars::JsonSchema)]
 pub struct PublicExif {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub taken_at: Option<String>,

@@ -23,11 +23,38 @@ wire_enum! {
 /// A point on the photo, as fractions of its width and height: the
 /// owner's focal point (`image.update` `focus`), or the most salient point
 /// the render job found.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Point {
     pub x: f64,
     pub y: f64,
+}
+
+/// Only the object form `{x, y}`: serde's derive would also take `[x, y]`,
+/// which the contract does not name.
+impl<'de> Deserialize<'de> for Point {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Xy {
+            x: f64,
+            y: f64,
+        }
+        struct Object;
+        impl<'de> serde::de::Visitor<'de> for Object {
+            type Value = Point;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object {x, y}")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                m: A,
+            ) -> std::result::Result<Point, A::Error> {
+                let xy = Xy::deserialize(serde::de::value::MapAccessDeserializer::new(m))?;
+                Ok(Point { x: xy.x, y: xy.y })
+            }
+        }
+        d.deserialize_map(Object)
+    }
 }
 
 impl Point {

@@ -22,6 +22,7 @@ pub mod error;
 pub mod exif;
 pub mod focus;
 pub mod image;
+pub mod jobs;
 pub mod links;
 pub mod moderation;
 pub mod render;

@@ -427,6 +427,10 @@ fn the_focal_point_decides_fills_except_custom_crops_with_their_own_focus() {
     for bad in [(-0.1, 0.5), (0.5, 1.01), (f64::NAN, 0.5)] {
         assert!(check_point(Some(Point { x: bad.0, y: bad.1 })).is_err());
     }
+    let read = |v: serde_json::Value| serde_json::from_value::<Point>(v).ok();
+    assert_eq!(read(serde_json::json!({"x": 0.25, "y": 1})), Some(point));
+    assert_eq!(read(serde_json::json!([0.25, 1.0])), None);
+    assert_eq!(read(serde_json::json!({"x": 0.25, "y": 1, "z": 0})), None);
     // A spec without focus stores as before; `at` is never stored.
     let mut s = fill(None);
     s.at = Some(point.at());

@@ -6,7 +6,7 @@ macro_rules! wire_enum {
         $($(#[$vmeta:meta])* $variant:ident = $wire:literal),+ $(,)?
     }) => {
         $(#[$meta])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
         pub enum $name {
             $($(#[$vmeta])* #[serde(rename = $wire)] $variant),+
         }

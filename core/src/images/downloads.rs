@@ -14,7 +14,7 @@ use serde::Serialize;
 use uuid::Uuid;
 
 /// A file ready to send.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Resolved {
     #[serde(skip)]
     pub key: String,
@@ -40,7 +40,7 @@ pub struct Resolved {
     pub range: Option<std::ops::Range<u64>>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct Choice {
     pub variant: Variant,
     pub state: DownloadState,
@@ -48,7 +48,7 @@ pub struct Choice {
     pub file: Option<Resolved>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct DownloadChoices {
     pub enabled: bool,
     pub variants: Vec<Choice>,

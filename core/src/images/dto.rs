@@ -14,7 +14,7 @@ use crate::time::rfc3339;
 use serde::Serialize;
 use uuid::Uuid;
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct RenderDto {
     pub crop: String,
     pub format: &'static str,
@@ -26,7 +26,7 @@ pub struct RenderDto {
 }
 
 /// sharingModerationDTO: whether an admin has taken a folder or photo down.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Moderation {
     pub state: ModerationState,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -45,7 +45,7 @@ impl From<&Takedown> for Moderation {
     }
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct ImageDto {
     pub id: Uuid,
     pub album_id: Uuid,
@@ -150,7 +150,7 @@ pub fn image_dto(
 
 /// What anyone may see of a public photo: no owner, no storage key, and
 /// only the EXIF groups its visibility allows.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct PublicImage {
     pub id: Uuid,
     pub title: String,

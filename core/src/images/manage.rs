@@ -15,7 +15,7 @@ use serde::Deserialize;
 use uuid::Uuid;
 
 /// `image.exif.setVisibility` groups: an omitted group stays as it is.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct VisibilityGroups {
     pub gps: Option<bool>,

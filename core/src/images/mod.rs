@@ -54,7 +54,7 @@ impl Meta {
     }
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct Page {
     pub items: Vec<ImageDto>,
     pub next_cursor: String,
@@ -89,8 +89,17 @@ impl Images {
 
     /// Records a stored original and enqueues its renders. If recording
     /// fails the original is removed: no orphan blob, no orphan row.
-    pub async fn ingest(&self, owner: Uuid, id: Uuid, a: Accepted, meta: Meta) -> Result<ImageDto> {
-        match self.record(owner, id, &a, meta).await {
+    /// Records an accepted upload in `album` (the owner's default folder
+    /// when `None`; 2001 for a folder that is not theirs).
+    pub async fn ingest(
+        &self,
+        owner: Uuid,
+        id: Uuid,
+        a: Accepted,
+        meta: Meta,
+        album: Option<Uuid>,
+    ) -> Result<ImageDto> {
+        match self.record(owner, id, &a, meta, album).await {
             Ok(dto) => Ok(dto),
             Err(e) => {
                 self.store.delete(&a.key).await?;
@@ -99,8 +108,20 @@ impl Images {
         }
     }
 
-    async fn record(&self, owner: Uuid, id: Uuid, a: &Accepted, meta: Meta) -> Result<ImageDto> {
+    async fn record(
+        &self,
+        owner: Uuid,
+        id: Uuid,
+        a: &Accepted,
+        meta: Meta,
+        album: Option<Uuid>,
+    ) -> Result<ImageDto> {
         let now = time::now_ms();
+        let album_id = match album {
+            Some(a) if self.repo.album_owned(owner, a).await? => a,
+            Some(_) => return Err(Error::NotFound),
+            None => self.repo.default_album(owner, now).await?,
+        };
         let taken_at = a
             .exif
             .taken_at
@@ -110,7 +131,7 @@ impl Images {
         let image = Image {
             id,
             owner_id: owner,
-            album_id: self.repo.default_album(owner, now).await?,
+            album_id,
             title: meta.title,
             description: meta.description,
             status: ImageStatus::Processing,

@@ -96,3 +96,59 @@ fn anything_else_after_the_end_is_refused() {
     // Cut short: no EOI at all.
     assert_eq!(judged(&HOPPER[..HOPPER.len() / 2]), Err(REFUSED));
 }
+
+/// The motion photo with its clip swapped for `clip` of the same length, so
+/// the XMP announcement still matches.
+fn with_clip(clip: impl FnOnce(usize) -> Vec<u8>) -> Vec<u8> {
+    let len = judged(MOTION).unwrap().unwrap().len as usize;
+    let mut file = MOTION[..MOTION.len() - len].to_vec();
+    let body = clip(len);
+    assert_eq!(body.len(), len);
+    file.extend(body);
+    file
+}
+
+fn mp4_box(kind: &[u8; 4], size: usize, fill: u8) -> Vec<u8> {
+    let mut b = (size as u32).to_be_bytes().to_vec();
+    b.extend_from_slice(kind);
+    b.resize(size.max(8), fill);
+    b
+}
+
+#[test]
+fn a_clip_must_frame_itself_as_a_film() {
+    assert!(judged(&with_clip(|n| {
+        let mut c = mp4_box(b"ftyp", 24, 0);
+        c.extend(mp4_box(b"moov", 40, 0));
+        c.extend(mp4_box(b"mdat", n - 64, 7));
+        c
+    }))
+    .unwrap()
+    .is_some());
+    // A box of size 0 ("to the end") would carry any bytes: a ZIP, say.
+    let to_end = with_clip(|n| {
+        let mut c = 0u32.to_be_bytes().to_vec();
+        c.extend_from_slice(b"ftypisom");
+        c.resize(n - 4, 0);
+        c.extend_from_slice(b"PK\x05\x06");
+        c
+    });
+    assert_eq!(judged(&to_end), Err(REFUSED));
+    let sized_then_to_end = with_clip(|n| {
+        let mut c = mp4_box(b"ftyp", 24, 0);
+        c.extend(mp4_box(b"moov", 40, 0));
+        c.extend(0u32.to_be_bytes());
+        c.extend_from_slice(b"mdat");
+        c.resize(n, 7);
+        c
+    });
+    assert_eq!(judged(&sized_then_to_end), Err(REFUSED));
+    // An ftyp that swallows the clip, and a film with no index.
+    assert_eq!(judged(&with_clip(|n| mp4_box(b"ftyp", n, 0))), Err(REFUSED));
+    let no_moov = with_clip(|n| {
+        let mut c = mp4_box(b"ftyp", 24, 0);
+        c.extend(mp4_box(b"mdat", n - 24, 7));
+        c
+    });
+    assert_eq!(judged(&no_moov), Err(REFUSED));
+}

@@ -52,8 +52,6 @@ enum State {
     /// Reading an MP4 box header.
     Box,
     Opaque,
-    /// The body of a last box whose size is 0 ("to the end of the file").
-    ToEnd,
     /// Not a structure this reader follows.
     Broken,
 }
@@ -68,6 +66,9 @@ enum Next {
 /// Most top-level MP4 boxes a clip may have before it counts as broken.
 const MAX_BOXES: u32 = 64;
 
+/// Largest `ftyp` box a clip may start with: a brand list, never a payload.
+const MAX_FTYP: u64 = 4096;
+
 pub struct Framer {
     pos: u64,
     state: State,
@@ -78,6 +79,9 @@ pub struct Framer {
     /// Zeros skipped since the last part ended.
     pad: u64,
     boxes: u32,
+    /// Whether a `moov` box (the film's index) was seen: a clip without one
+    /// plays nothing, so its bytes are not a clip.
+    moov: bool,
 }
 
 impl Default for Framer {
@@ -90,6 +94,7 @@ impl Default for Framer {
             held: Vec::new(),
             pad: 0,
             boxes: 0,
+            moov: false,
         }
     }
 }
@@ -122,11 +127,7 @@ impl Framer {
                 self.parts.push(Part::Opaque { start, zeros });
             }
             State::Opaque => {}
-            State::ToEnd => self.parts.push(Part::Mp4 {
-                start,
-                end: self.pos,
-            }),
-            State::Box if self.held.is_empty() => self.parts.push(Part::Mp4 {
+            State::Box if self.held.is_empty() && self.moov => self.parts.push(Part::Mp4 {
                 start,
                 end: self.pos,
             }),
@@ -209,7 +210,7 @@ impl Framer {
                 }
                 b.len()
             }
-            State::ToEnd | State::Broken | State::Boundary | State::Box => b.len(),
+            State::Broken | State::Boundary | State::Box => b.len(),
         }
     }
 
@@ -299,11 +300,14 @@ impl Framer {
         };
         self.boxes += 1;
         let named = held[4..8].iter().all(u8::is_ascii_graphic);
-        self.state = if self.boxes > MAX_BOXES || !named {
-            State::Broken
-        } else if size == 0 {
-            State::ToEnd
-        } else if size < len as u64 {
+        let ftyp = &held[4..8] == b"ftyp";
+        self.moov |= &held[4..8] == b"moov";
+        // A size of 0 ("to the end of the file") would let any bytes pass
+        // for a box body, so every box must say its size; the first is a
+        // small ftyp, as the boundary that led here expects.
+        let bad_first = self.boxes == 1 && (!ftyp || size > MAX_FTYP);
+        let broken = self.boxes > MAX_BOXES || !named || size == 0 || size < len as u64;
+        self.state = if broken || bad_first {
             State::Broken
         } else {
             State::Skip {

@@ -37,7 +37,7 @@ impl CheckLimiter {
     }
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct CheckResult {
     pub normalized: String,
     pub status: CheckStatus,
@@ -47,7 +47,7 @@ pub struct CheckResult {
 }
 
 /// `album.ownerStatus`: exactly one of the three.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OwnerLookup {
     pub id: Option<String>,
@@ -55,7 +55,7 @@ pub struct OwnerLookup {
     pub token: Option<String>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct OwnerStatus {
     pub album_id: Uuid,
     pub name: String,

@@ -82,6 +82,43 @@ pub struct PhotoPage {
     pub placeholder: Option<String>,
 }
 
+/// What a browser gets instead of a JSON error or a bare 404.
+#[derive(Template)]
+#[template(path = "error.html")]
+pub struct ErrorPage<'a> {
+    pub status: u16,
+    pub title: &'a str,
+    pub message: &'a str,
+}
+
+impl ErrorPage<'_> {
+    /// The page for a status, in words a visitor can act on.
+    pub fn for_status(status: u16) -> ErrorPage<'static> {
+        let (title, message) = match status {
+            401 => (
+                "This link does not open anything",
+                "It has expired or is not a link for this page. Ask the person who sent it for a new one.",
+            ),
+            403 => ("Not allowed", "This link does not allow that."),
+            404 => (
+                "Nothing here",
+                "There is no page at this address, or it is no longer shared.",
+            ),
+            409 => (
+                "Not ready",
+                "What this link points at is not available right now. Try again later.",
+            ),
+            429 | 503 => ("Busy", "Too many requests right now. Try again in a moment."),
+            _ => ("Something went wrong", "Try again later."),
+        };
+        ErrorPage {
+            status,
+            title,
+            message,
+        }
+    }
+}
+
 pub fn render(t: &impl Template) -> Result<String> {
     t.render().map_err(|e| Error::Internal(e.into()))
 }

@@ -42,7 +42,7 @@ pub struct Sharing {
     pub alias_checks: Arc<aliases::CheckLimiter>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct AliasDto {
     pub alias: String,
     pub state: AliasState,
@@ -51,13 +51,13 @@ pub struct AliasDto {
     pub expires_at: Option<String>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct AliasQuota {
     pub used: i64,
     pub limit: i64,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct Cover {
     pub is_default: bool,
     /// The chosen cover stopped being visible, so the automatic choice is back.
@@ -66,14 +66,14 @@ pub struct Cover {
     pub image_id: Option<Uuid>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct Republish {
     pub mode: PublishMode,
     pub token_choices: Vec<TokenChoice>,
 }
 
 /// sharingDTO `links`: `{}` while private.
-#[derive(Debug, Default, Serialize)]
+#[derive(Debug, Default, Serialize, schemars::JsonSchema)]
 pub struct Links {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub share_url: Option<String>,
@@ -81,7 +81,7 @@ pub struct Links {
     pub public_url: Option<String>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct SharingDto {
     pub album_id: Uuid,
     pub mode: PublishMode,

@@ -4,7 +4,7 @@ use crate::domain::album::Policy;
 use crate::domain::image::{Eligibility, Image};
 use serde::Serialize;
 
-#[derive(Debug, Default, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Default, Clone, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 pub struct Breakdown {
     pub processing: i64,
     pub failed: i64,
@@ -14,20 +14,20 @@ pub struct Breakdown {
 
 /// Of the visible photos that carry a group: how many allow it (`visible`)
 /// and how many have it switched off on the photo (`disabled_on_photo`).
-#[derive(Debug, Default, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Default, Clone, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 pub struct Group {
     pub visible: i64,
     pub disabled_on_photo: i64,
 }
 
-#[derive(Debug, Default, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Default, Clone, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 pub struct ExifStats {
     pub location: Group,
     pub date: Group,
     pub camera: Group,
 }
 
-#[derive(Debug, Default, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Default, Clone, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 pub struct Stats {
     pub visible: i64,
     pub total: i64,

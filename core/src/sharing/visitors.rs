@@ -56,7 +56,7 @@ pub enum Visit {
     Redirect(String),
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct Preview {
     pub html: String,
     pub stylesheet_url: String,

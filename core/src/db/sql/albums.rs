@@ -247,28 +247,6 @@ impl AlbumRepo for SqlRepo {
         Ok(done.rows_affected() > 0)
     }
 
-    async fn insert_job(
-        &self,
-        owner: Uuid,
-        album: Uuid,
-        reason: &str,
-        images: i64,
-        now: i64,
-    ) -> Result<i64> {
-        let row = sqlx::query(
-            "INSERT INTO render_jobs (owner_id, album_id, reason, image_count, created_at) \
-             VALUES ($1, $2, $3, $4, $5) RETURNING id",
-        )
-        .bind(owner.to_string())
-        .bind(album.to_string())
-        .bind(reason)
-        .bind(images)
-        .bind(now)
-        .fetch_one(&self.pool)
-        .await?;
-        Ok(row.try_get("id")?)
-    }
-
     async fn set_policy(&self, album: Uuid, policy: &Policy) -> Result<()> {
         sqlx::query("UPDATE albums SET policy = $2 WHERE id = $1")
             .bind(album.to_string())

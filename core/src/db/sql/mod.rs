@@ -5,6 +5,7 @@ mod albums;
 mod budget;
 mod details;
 mod images;
+mod jobs;
 mod outbox;
 mod renders;
 mod resources;
