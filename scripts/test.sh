@@ -30,6 +30,13 @@ if [ ! -x /usr/bin/chromium ]; then
 fi
 /usr/bin/chromium --version
 
+step "playwright-core (npm) to drive that Chromium in the viewer test"
+if [ ! -d target/tools/playwright/node_modules/playwright-core ]; then
+    mkdir -p target/tools/playwright
+    npm install -q --no-save --prefix target/tools/playwright playwright-core@1.65.1 >/dev/null
+fi
+export LIGHTBOX_PLAYWRIGHT="$PWD/target/tools/playwright/node_modules/playwright-core"
+
 step "S3-compatible test server (moto, from PyPI)"
 moto="target/tools/moto"
 if [ ! -x "$moto/bin/moto_server" ]; then

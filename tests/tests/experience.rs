@@ -47,15 +47,27 @@ async fn failed_logins_say_why_and_are_logged_as_failures() {
             "{e}"
         );
     }
-    let e = srv
-        .fail(
-            None,
-            "auth.refresh",
-            json!({"refresh_token": "lbx_rt_unknown"}),
+    let why = |token: String| {
+        let srv = &srv;
+        async move {
+            let e = srv
+                .fail(None, "auth.refresh", json!({"refresh_token": token}))
+                .await;
+            assert_eq!(e["code"], 1001, "{e}");
+            e["data"]["reason"].as_str().unwrap().to_owned()
+        }
+    };
+    assert_eq!(why("garbage".into()).await, "malformed");
+    assert_eq!(why(format!("lbx_rt_{}", "A".repeat(43))).await, "expired");
+    // A notification gets no answer, but its refusal is still logged.
+    let (status, _) = srv
+        .post_raw(
+            "/rpc",
+            "application/json",
+            r#"{"jsonrpc":"2.0","method":"auth.login","params":{"email":"x@example.com","password":"nope-nope"}}"#,
         )
         .await;
-    assert_eq!(e["code"], 1001, "{e}");
-    assert!(e["data"]["reason"].is_string(), "{e}");
+    assert_eq!(status, 204);
     srv.admin_token().await;
     let logs = eventually(Duration::from_secs(10), "the request log", || async {
         let logs = srv.logs();
@@ -72,6 +84,14 @@ async fn failed_logins_say_why_and_are_logged_as_failures() {
     assert_eq!(
         failed, 2,
         "each failed login logged with its outcome:\n{logs}"
+    );
+    let refused = logs
+        .lines()
+        .filter(|l| l.contains("login refused") && l.contains("wrong_credentials"))
+        .count();
+    assert_eq!(
+        refused, 3,
+        "the notification's refusal is logged too:\n{logs}"
     );
 }
 
@@ -94,6 +114,11 @@ async fn browsers_get_an_html_page_and_api_clients_json() {
     assert_eq!((status, kind.as_str()), (401, "application/json"), "{body}");
     let e: Value = serde_json::from_str(&body).unwrap();
     assert_eq!(e["error"]["data"]["reason"], "malformed", "{e}");
+    let twice = format!("{url}&token=again");
+    let (status, kind, body) = get_as(&srv, &twice, "*/*").await;
+    assert_eq!((status, kind.as_str()), (401, "application/json"), "{body}");
+    let (_, kind, _) = get_as(&srv, &tampered, "text/html;q=0, application/json").await;
+    assert_eq!(kind, "application/json", "HTML refused by q=0");
     let (status, kind, body) = get_as(&srv, &tampered, BROWSER).await;
     assert_eq!(status, 401);
     assert!(kind.starts_with("text/html"), "{kind}");
@@ -184,7 +209,14 @@ async fn uploads_go_into_the_named_folder_and_refuse_unknown_fields() {
         (400, Some(2002)),
         "{e}"
     );
-    assert!(e.to_string().contains("folder"), "{e}");
+    assert_eq!(e["error"]["data"]["errors"][0]["field"], "folder", "{e}");
+    let two_metas = vec![("meta", "{}".to_owned()), ("meta", "{}".to_owned())];
+    let (status, e) = send(two_metas, t.clone()).await;
+    assert_eq!(
+        (status, e["error"]["code"].as_i64()),
+        (400, Some(2002)),
+        "{e}"
+    );
 
     // Not multipart at all: still JSON, after the credentials.
     let (status, body) = srv.post_raw("/api/v1/images", "text/plain", "hello").await;

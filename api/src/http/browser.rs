@@ -48,15 +48,26 @@ pub async fn html_errors(req: Request, next: Next) -> Response {
     Response::from_parts(parts, Body::from(page))
 }
 
-/// A browser's navigation: `text/html` named in `Accept` (`*/*` alone, as
-/// curl and most clients send, is not a browser).
+/// A browser's navigation: `text/html` named in `Accept` with a weight
+/// above 0 (`*/*` alone, as curl and most clients send, is not a browser).
 fn asks_for_html(headers: &HeaderMap) -> bool {
     headers
         .get_all(header::ACCEPT)
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(','))
-        .any(|t| t.split(';').next().is_some_and(|m| m.trim() == "text/html"))
+        .any(|t| {
+            let mut parts = t.split(';').map(str::trim);
+            let html = parts
+                .next()
+                .is_some_and(|m| m.eq_ignore_ascii_case("text/html"));
+            let refused = parts.any(|p| {
+                p.split_once('=').is_some_and(|(k, v)| {
+                    k.trim().eq_ignore_ascii_case("q") && v.trim().parse::<f32>() == Ok(0.0)
+                })
+            });
+            html && !refused
+        })
 }
 
 #[cfg(test)]
@@ -72,6 +83,9 @@ mod tests {
         };
         assert!(with("text/html,application/xhtml+xml,*/*;q=0.8"));
         assert!(with("text/html;q=0.9"));
+        assert!(with("TEXT/HTML"));
+        assert!(!with("text/html;q=0"));
+        assert!(!with("text/html; q=0.0, application/json"));
         assert!(!with("*/*"));
         assert!(!with("application/json"));
         assert!(!asks_for_html(&HeaderMap::new()));

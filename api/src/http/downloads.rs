@@ -5,7 +5,7 @@
 use super::errors::HttpError;
 use crate::state::AppState;
 use axum::body::Body;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, RawQuery, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use lightbox_core::archive;
@@ -14,11 +14,21 @@ use lightbox_core::domain::error::AuthFailure;
 use lightbox_core::domain::links::LinkKind;
 use lightbox_core::limits::zips::{ZipBusy, ZipPermit, RETRY_AFTER_S};
 use lightbox_core::Error;
-use serde::Deserialize;
 
-#[derive(Deserialize)]
-pub struct TokenQuery {
-    token: Option<String>,
+/// A link's `token` from the query string: absent, or exactly one. Two
+/// are malformed (1001), answered like any other bad link (JSON, or the
+/// HTML page for a browser), never as a plain-text extractor error.
+fn token_of(query: Option<&str>) -> Result<Option<String>, Error> {
+    let mut found = None;
+    for (key, value) in form_urlencoded::parse(query.unwrap_or("").as_bytes()) {
+        if key == "token" {
+            if found.is_some() {
+                return Err(Error::auth(AuthFailure::Malformed));
+            }
+            found = Some(value.into_owned());
+        }
+    }
+    Ok(found)
 }
 
 /// `GET`/`HEAD /api/v1/images/{id}/download?token=…`: the file the link
@@ -27,11 +37,13 @@ pub struct TokenQuery {
 pub async fn download(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    Query(q): Query<TokenQuery>,
+    RawQuery(query): RawQuery,
 ) -> Result<Response, HttpError> {
-    let link = state
-        .signer
-        .open_link(LinkKind::Download, &id, q.token.as_deref())?;
+    let link = state.signer.open_link(
+        LinkKind::Download,
+        &id,
+        token_of(query.as_deref())?.as_deref(),
+    )?;
     let variant = link.variant.ok_or(Error::auth(AuthFailure::Malformed))?;
     let file = state
         .images
@@ -75,11 +87,13 @@ pub async fn download(
 pub async fn archive(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    Query(q): Query<TokenQuery>,
+    RawQuery(query): RawQuery,
 ) -> Result<Response, HttpError> {
-    let link = state
-        .signer
-        .open_link(LinkKind::Archive, &id, q.token.as_deref())?;
+    let link = state.signer.open_link(
+        LinkKind::Archive,
+        &id,
+        token_of(query.as_deref())?.as_deref(),
+    )?;
     let permit = zip_permit(&state, &id)?;
     let entries = state
         .images
@@ -99,11 +113,13 @@ pub async fn archive(
 pub async fn album(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    Query(q): Query<TokenQuery>,
+    RawQuery(query): RawQuery,
 ) -> Result<Response, HttpError> {
-    let link = state
-        .signer
-        .open_link(LinkKind::AlbumDownload, &id, q.token.as_deref())?;
+    let link = state.signer.open_link(
+        LinkKind::AlbumDownload,
+        &id,
+        token_of(query.as_deref())?.as_deref(),
+    )?;
     let variant = link.variant.ok_or(Error::auth(AuthFailure::Malformed))?;
     let permit = zip_permit(&state, &id)?;
     let entries = state

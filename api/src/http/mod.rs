@@ -41,7 +41,11 @@ pub fn routes(state: &AppState) -> Router<AppState> {
         .route(routes::ALBUM, get(visitors::album))
         .route(routes::ALBUM_FEED, get(visitors::album_feed))
         .route(routes::ALBUM_ZIP, get(visitors::album_zip))
+        .route(routes::SHARED_PHOTO, get(visitors::shared_photo))
+        .route(routes::ALIAS_PHOTO, get(visitors::alias_photo))
+        .route(routes::ALBUM_PHOTO, get(visitors::album_photo))
         .route(routes::STYLESHEET, get(visitors::stylesheet))
+        .route(routes::FAVICON, get(visitors::favicon))
         .fallback(|| async { errors::HttpError::NotFound })
         .layer(axum::middleware::from_fn(browser::html_errors));
     Router::new()

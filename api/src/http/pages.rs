@@ -28,7 +28,7 @@ pub async fn photo(
         return not_found();
     };
     // Whatever the reason, a photo that cannot be shown says nothing more.
-    let html = photo_page(&state.images, id)
+    let html = photo_page(&state.images, &state.sharing, id)
         .await
         .map_err(|_| HttpError::NotFound)?;
     let headers = [

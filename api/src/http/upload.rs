@@ -140,6 +140,7 @@ async fn receive(
 #[derive(Default)]
 struct Parts {
     has_file: bool,
+    has_meta: bool,
     meta: Meta,
     album_id: Option<uuid::Uuid>,
 }
@@ -158,7 +159,8 @@ async fn read_parts(
                     upload.push(&chunk).await.map_err(rejected)?;
                 }
             }
-            Some("meta") => {
+            Some("meta") if !parts.has_meta => {
+                parts.has_meta = true;
                 let mut text = Vec::new();
                 while let Some(chunk) = field.chunk().await.map_err(broken)? {
                     text.extend_from_slice(&chunk);
@@ -178,18 +180,15 @@ async fn read_parts(
                     }
                 }
                 let text = std::str::from_utf8(&text).unwrap_or("");
-                parts.album_id = Some(lightbox_core::ids::parse("album_id", text.trim())?);
+                parts.album_id = Some(lightbox_core::ids::parse("album_id", text)?);
             }
-            Some("file" | "album_id") => {
+            Some("file" | "album_id" | "meta") => {
                 let name = field.name().unwrap_or_default().to_owned();
                 return Err(Error::invalid(&name, "given more than once").into());
             }
             other => {
-                let name = other.unwrap_or_default();
-                let e = Error::invalid(
-                    "body",
-                    format!("unknown form field {name:?}: only file, meta and album_id"),
-                );
+                let name = other.unwrap_or("(unnamed)");
+                let e = Error::invalid(name, "unknown form field: only file, meta and album_id");
                 return Err(e.into());
             }
         }

@@ -8,10 +8,11 @@ use super::downloads::zip_response;
 use super::errors::{not_found, HttpError};
 use super::pages::csp;
 use crate::state::AppState;
+use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use lightbox_core::sharing::html::STYLESHEET;
+use lightbox_core::sharing::html::{FAVICON, STYLESHEET};
 use lightbox_core::sharing::visitors::{Address, Visit};
 use lightbox_core::Error;
 use serde::Deserialize;
@@ -20,6 +21,21 @@ use uuid::Uuid;
 #[derive(Deserialize)]
 pub struct Paging {
     after: Option<String>,
+}
+
+/// A folder page by its paging query. A query that does not parse
+/// (`after` twice, say) names no photo, like a stale cursor: the folder
+/// starts again.
+async fn paged(
+    state: AppState,
+    address: Option<Address>,
+    q: Result<Query<Paging>, QueryRejection>,
+) -> Answer {
+    match (q, address) {
+        (Ok(Query(q)), address) => page(state, address, q.after, None).await,
+        (Err(_), Some(address)) => redirect(StatusCode::SEE_OTHER, &address.path()),
+        (Err(_), None) => not_found(),
+    }
 }
 
 fn by_album(id: String) -> Option<Address> {
@@ -54,15 +70,24 @@ fn page_headers(state: &AppState, unlisted: bool) -> Vec<(header::HeaderName, St
     h
 }
 
+/// A folder page, or (with `photo`) one photo's page within it.
 async fn page(
     state: AppState,
     address: Option<Address>,
     after: Option<String>,
+    photo: Option<&str>,
 ) -> Result<Response, HttpError> {
     let Some(address) = address else {
         return not_found();
     };
-    match state.sharing.visit(&address, after.as_deref()).await {
+    let visit = match photo {
+        None => state.sharing.visit(&address, after.as_deref()).await,
+        Some(p) => match Uuid::parse_str(p) {
+            Ok(id) => state.sharing.visit_photo(&address, id).await,
+            Err(_) => return not_found(),
+        },
+    };
+    match visit {
         Ok(Visit::Page { html, unlisted }) => {
             let mut res = html.into_response();
             for (name, value) in page_headers(&state, unlisted) {
@@ -124,9 +149,16 @@ type Answer = Result<Response, HttpError>;
 pub async fn shared(
     State(state): State<AppState>,
     Path(token): Path<String>,
-    Query(q): Query<Paging>,
+    q: Result<Query<Paging>, QueryRejection>,
 ) -> Answer {
-    page(state, Some(Address::Token(token)), q.after).await
+    paged(state, Some(Address::Token(token)), q).await
+}
+
+pub async fn shared_photo(
+    State(state): State<AppState>,
+    Path((token, photo)): Path<(String, String)>,
+) -> Answer {
+    page(state, Some(Address::Token(token)), None, Some(&photo)).await
 }
 
 pub async fn shared_zip(State(state): State<AppState>, Path(token): Path<String>) -> Answer {
@@ -136,9 +168,16 @@ pub async fn shared_zip(State(state): State<AppState>, Path(token): Path<String>
 pub async fn alias(
     State(state): State<AppState>,
     Path(alias): Path<String>,
-    Query(q): Query<Paging>,
+    q: Result<Query<Paging>, QueryRejection>,
 ) -> Answer {
-    page(state, Some(Address::Alias(alias)), q.after).await
+    paged(state, Some(Address::Alias(alias)), q).await
+}
+
+pub async fn alias_photo(
+    State(state): State<AppState>,
+    Path((alias, photo)): Path<(String, String)>,
+) -> Answer {
+    page(state, Some(Address::Alias(alias)), None, Some(&photo)).await
 }
 
 pub async fn alias_feed(State(state): State<AppState>, Path(alias): Path<String>) -> Answer {
@@ -152,9 +191,16 @@ pub async fn alias_zip(State(state): State<AppState>, Path(alias): Path<String>)
 pub async fn album(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    Query(q): Query<Paging>,
+    q: Result<Query<Paging>, QueryRejection>,
 ) -> Answer {
-    page(state, by_album(id), q.after).await
+    paged(state, by_album(id), q).await
+}
+
+pub async fn album_photo(
+    State(state): State<AppState>,
+    Path((id, photo)): Path<(String, String)>,
+) -> Answer {
+    page(state, by_album(id), None, Some(&photo)).await
 }
 
 pub async fn album_feed(State(state): State<AppState>, Path(id): Path<String>) -> Answer {
@@ -163,6 +209,18 @@ pub async fn album_feed(State(state): State<AppState>, Path(id): Path<String>) -
 
 pub async fn album_zip(State(state): State<AppState>, Path(id): Path<String>) -> Answer {
     zip(state, by_album(id)).await
+}
+
+pub async fn favicon() -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, "image/svg+xml"),
+            (header::CACHE_CONTROL, "public, max-age=86400"),
+            (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        ],
+        FAVICON,
+    )
+        .into_response()
 }
 
 pub async fn stylesheet() -> Response {

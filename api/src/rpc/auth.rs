@@ -16,7 +16,21 @@ pub struct Login {
     password: String,
 }
 
+/// `auth.login`. A refused attempt is logged with why (and the client's
+/// address, never the email), also when it came as a notification, whose
+/// request log line has no answer to show.
 pub async fn login(ctx: Ctx, p: Login) -> Result<TokenPair> {
+    let client = ctx.client.clone();
+    let result = attempt(ctx, p).await;
+    if let Err(e) = &result {
+        let data = e.data();
+        let reason = data["reason"].as_str().unwrap_or("");
+        tracing::info!(target: "lightbox::auth", %client, code = e.code(), reason, "login refused");
+    }
+    result
+}
+
+async fn attempt(ctx: Ctx, p: Login) -> Result<TokenPair> {
     // No account can have longer values; refusing them here keeps junk out
     // of the throttle table and bounds the hashing work.
     Checks::new()

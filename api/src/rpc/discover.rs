@@ -27,7 +27,10 @@ fn itself() -> Value {
                 "description": "An OpenRPC 1.3 document: https://spec.open-rpc.org/",
             },
         },
-        "errors": [{ "code": -32603, "message": "internal_error" }],
+        "errors": [
+            { "code": 2002, "message": "validation_failed" },
+            { "code": -32603, "message": "internal_error" },
+        ],
         "x-access": "public",
         "x-pat": false,
     })
@@ -129,7 +132,7 @@ fn method_object(m: &super::methods::Method, s: &mut Schemas) -> Value {
 
 /// The whole document; `rpc_url` is where `POST` calls go.
 pub fn document(rpc_url: &str) -> Value {
-    let mut s = Schemas::new();
+    let mut s = Schemas::default();
     let mut methods = vec![itself()];
     methods.extend(METHODS.iter().map(|m| method_object(m, &mut s)));
     let mut schemas = Map::new();
@@ -149,7 +152,7 @@ pub fn document(rpc_url: &str) -> Value {
                 request object). Params by name. x-access says who may call a method \
                 (public, read, write, session: a JWT session only, admin); x-pat whether \
                 a personal access token may. Errors carry code, message and data; 1001 \
-                has data.reason, 1003 data.reason and data.required.",
+                has data.reason; a 1003 for a missing scope or role has data.reason and data.required.",
         },
         "servers": [{ "name": "lightbox", "url": rpc_url }],
         "methods": methods,

@@ -81,8 +81,16 @@ where
 
 async fn call(state: &AppState, auth: &Result<Option<Caller>>, client: &str, c: &Call) -> Outcome {
     if c.method == discover::NAME {
-        METRICS.rpc(discover::NAME, None, Duration::ZERO);
-        return Outcome::Done(Ok(discover::served(&state.base_url)));
+        let answer = match crate::params::decode::<super::account::Nothing>(c.params.clone()) {
+            Ok(_) => Ok(discover::served(&state.base_url)),
+            Err(e) => Err(e),
+        };
+        METRICS.rpc(
+            discover::NAME,
+            answer.as_ref().err().map(Error::code),
+            Duration::ZERO,
+        );
+        return Outcome::Done(answer);
     }
     let Some(method) = methods::find(&c.method) else {
         METRICS.rpc("unknown", Some(METHOD_NOT_FOUND), Duration::ZERO);
@@ -177,6 +185,7 @@ where
 pub fn log_names<'a>(calls: impl Iterator<Item = &'a Entry>) -> String {
     calls
         .map(|e| match e {
+            Entry::Call(c) if c.method == discover::NAME => discover::NAME,
             Entry::Call(c) => methods::find(&c.method).map_or("unknown", |m| m.name),
             Entry::Invalid { .. } => "invalid",
         })

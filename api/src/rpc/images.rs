@@ -207,7 +207,7 @@ pub struct DownloadToken {
     variant: String,
     /// With `variant: screen`: the render's code.
     crop: Option<String>,
-    /// With `variant: screen`: the render's version (`renders[].version`).
+    /// With `variant: screen`: the render's version, the `v` of its URL.
     spec: Option<i64>,
 }
 

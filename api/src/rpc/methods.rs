@@ -63,7 +63,7 @@ macro_rules! method {
 }
 
 pub static METHODS: &[Method] = &[
-    method!("auth.login", Public, auth::login, [1001, 4002]),
+    method!("auth.login", Public, auth::login, [1001]),
     method!("auth.refresh", Public, auth::refresh, [1001]),
     method!("auth.logout", Public, auth::logout, [1001]),
     method!("account.me", Read, account::me),

@@ -14,8 +14,8 @@ pub struct Schemas {
     results: SchemaGenerator,
 }
 
-impl Schemas {
-    pub fn new() -> Schemas {
+impl Default for Schemas {
+    fn default() -> Schemas {
         let settings = |contract| {
             let mut s = SchemaSettings::draft07();
             s.definitions_path = "/components/schemas".into();
@@ -29,6 +29,9 @@ impl Schemas {
         }
     }
 
+}
+
+impl Schemas {
     /// Both generators, to collect the named types they met.
     pub fn generators(&mut self) -> [&mut SchemaGenerator; 2] {
         [&mut self.params, &mut self.results]

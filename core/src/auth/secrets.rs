@@ -18,6 +18,17 @@ pub fn random_token(prefix: &str) -> String {
     format!("{prefix}{}", URL_SAFE_NO_PAD.encode(bytes))
 }
 
+/// Whether `token` has the shape `random_token(prefix)` gives: the prefix
+/// and 43 URL-safe base64 characters. Says nothing of whether it is live.
+pub fn well_formed(token: &str, prefix: &str) -> bool {
+    token.strip_prefix(prefix).is_some_and(|rest| {
+        rest.len() == 43
+            && rest
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    })
+}
+
 pub fn hash(secret: &str) -> String {
     let digest = Sha256::digest(secret.as_bytes());
     digest.iter().map(|b| format!("{b:02x}")).collect()
@@ -41,5 +52,11 @@ mod tests {
         assert_ne!(hash(&a), hash(&b));
         assert!(ct_eq(&hash(&a), &hash(&a)));
         assert!(!ct_eq(&hash(&a), &hash(&b)));
+        let r = random_token(REFRESH_PREFIX);
+        assert!(well_formed(&r, REFRESH_PREFIX) && well_formed(&a, PAT_PREFIX));
+        assert!(!well_formed(&a, REFRESH_PREFIX));
+        assert!(!well_formed("garbage", REFRESH_PREFIX));
+        assert!(!well_formed(&format!("{r}x"), REFRESH_PREFIX));
+        assert!(!well_formed(&r.replace('_', "/"), REFRESH_PREFIX));
     }
 }

@@ -99,6 +99,9 @@ fn pair(signer: &Signer, user: &User, session: Uuid, refresh_token: String) -> R
 /// Rotates a refresh token. A token presented twice ends its whole session:
 /// either the client or a thief holds a copy, and neither may go on.
 pub async fn refresh(repo: &dyn Repo, signer: &Signer, token: &str) -> Result<TokenPair> {
+    if !secrets::well_formed(token, secrets::REFRESH_PREFIX) {
+        return Err(Error::auth(AuthFailure::Malformed));
+    }
     match repo.spend_refresh(&secrets::hash(token), now()).await? {
         RefreshUse::Spent { session_id, .. } => {
             let user = repo
@@ -114,7 +117,8 @@ pub async fn refresh(repo: &dyn Repo, signer: &Signer, token: &str) -> Result<To
             repo.revoke_session(session_id, now()).await?;
             Err(Error::auth(AuthFailure::Revoked))
         }
-        // Unknown, expired or ended alike: the client logs in again.
+        // A token of the right shape that is no longer live (expired, or
+        // its session ended, or never issued): the client logs in again.
         RefreshUse::Invalid => Err(Error::auth(AuthFailure::Expired)),
     }
 }

@@ -25,7 +25,12 @@ pub mod routes {
     pub const ALBUM: &str = "/albums/{id}";
     pub const ALBUM_FEED: &str = "/albums/{id}/feed.xml";
     pub const ALBUM_ZIP: &str = "/albums/{id}/download.zip";
+    /// A photo seen within its folder.
+    pub const SHARED_PHOTO: &str = "/s/{token}/{photo}";
+    pub const ALIAS_PHOTO: &str = "/a/{alias}/{photo}";
+    pub const ALBUM_PHOTO: &str = "/albums/{id}/{photo}";
     pub const STYLESHEET: &str = "/static/lightbox.css";
+    pub const FAVICON: &str = "/favicon.ico";
 }
 
 /// `renders[].url`: `{image_host}/i/{id}/{code}.{ext}?v={n}`.
@@ -64,6 +69,11 @@ pub fn photo(id: Uuid) -> String {
 /// The Atom feed under a folder page.
 pub fn feed(page: &str) -> String {
     format!("{page}/feed.xml")
+}
+
+/// A photo's page within the folder page it was reached from.
+pub fn in_folder(page: &str, photo: Uuid) -> String {
+    format!("{page}/{photo}")
 }
 
 /// The visitor zip under a folder page.

@@ -162,6 +162,12 @@ impl Images {
         }
         self.outbox.notify_one();
         crate::metrics::METRICS.upload_bytes.inc_by(a.size);
+        // Read back: the folder's moderation (a photo uploaded into a
+        // taken-down folder is covered at once) is the database's to say.
+        // The row is in, so a failed read must not undo the upload.
+        if let Ok(dto) = self.get(owner, id).await {
+            return Ok(dto);
+        }
         let mut dto = image_dto(&image, &renders, Vec::new(), &self.image_host);
         dto.motion = a.motion.is_some();
         Ok(dto)

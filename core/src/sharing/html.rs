@@ -10,6 +10,9 @@ use askama::Template;
 /// Served at `/static/lightbox.css`; pages need no inline style or script.
 pub const STYLESHEET: &str = include_str!("../../templates/lightbox.css");
 
+/// Served at `/favicon.ico` (as SVG, which browsers take at any path).
+pub const FAVICON: &str = include_str!("../../templates/favicon.svg");
+
 #[derive(Template)]
 #[template(path = "grid.html")]
 pub struct Grid<'a> {
@@ -25,8 +28,11 @@ pub struct AlbumPage<'a> {
     pub name: &'a str,
     pub description: &'a str,
     pub stylesheet: &'a str,
+    pub favicon: &'a str,
     pub noindex: bool,
-    pub og_image: Option<&'a str>,
+    pub page_url: &'a str,
+    /// The cover's largest render, for previews when the link is shared.
+    pub og_image: Option<&'a PhotoView>,
     pub feed_url: Option<&'a str>,
     pub cover: Option<&'a str>,
     pub cover_focus: CoverFocus,
@@ -47,6 +53,8 @@ pub struct FeedEntry {
 #[derive(Template)]
 #[template(path = "feed.xml")]
 pub struct Feed<'a> {
+    /// The folder's id: the feed's `urn:uuid:` id, which no rename changes.
+    pub id: &'a str,
     pub name: &'a str,
     pub description: &'a str,
     pub page_url: &'a str,
@@ -70,6 +78,10 @@ pub struct FeedContent<'a> {
 #[derive(Template)]
 #[template(path = "photo.html")]
 pub struct PhotoPage {
+    /// The photo in its public folder, and the folder's name.
+    pub back: Option<(String, String)>,
+    pub page_url: String,
+    pub favicon: &'static str,
     pub title: String,
     pub description: String,
     pub og_image: Option<String>,
@@ -80,6 +92,25 @@ pub struct PhotoPage {
     pub facts: Vec<(&'static str, String)>,
     /// The placeholder as a `data:` image, painted under the photo.
     pub placeholder: Option<String>,
+}
+
+/// A photo within its folder (`viewer.html`).
+#[derive(Template)]
+#[template(path = "viewer.html")]
+pub struct Viewer<'a> {
+    pub photo: &'a PhotoView,
+    pub folder: &'a str,
+    pub stylesheet: &'a str,
+    pub favicon: &'a str,
+    pub noindex: bool,
+    pub page_url: &'a str,
+    pub back: &'a str,
+    pub prev: Option<&'a str>,
+    pub next: Option<&'a str>,
+    /// 1-based place in the folder, of `total`.
+    pub position: usize,
+    pub total: usize,
+    pub download: bool,
 }
 
 /// What a browser gets instead of a JSON error or a bare 404.

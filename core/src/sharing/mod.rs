@@ -8,6 +8,7 @@ pub mod html;
 pub mod modes;
 pub mod stats;
 pub mod view;
+pub mod viewer;
 pub mod visitors;
 
 use crate::auth::jwt::Signer;

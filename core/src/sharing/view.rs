@@ -24,18 +24,41 @@ pub fn whole_frames(width: u32, height: u32, renders: &[RenderDto]) -> Vec<&Rend
     v
 }
 
+/// A capture time as people read it, on the photo's own clock (the
+/// offset the camera recorded, not the visitor's zone): "3 March 2024,
+/// 14:05". Text that is no RFC 3339 time is shown as it is.
+pub fn human_date(taken_at: &str) -> String {
+    match chrono::DateTime::parse_from_rfc3339(taken_at) {
+        Ok(t) => t.format("%-d %B %Y, %H:%M").to_string(),
+        Err(_) => taken_at.to_owned(),
+    }
+}
+
+/// "Canon" + "Canon EOS R7" reads "Canon EOS R7": the make only when the
+/// model does not already start with it.
+pub fn camera_name(make: Option<&str>, model: Option<&str>) -> Option<String> {
+    let (make, model) = (make.map(str::trim), model.map(str::trim));
+    match (make, model) {
+        (Some(mk), Some(md)) if !mk.is_empty() && !md.is_empty() => {
+            let first = mk.split_whitespace().next().unwrap_or(mk).to_lowercase();
+            if md.to_lowercase().starts_with(&first) {
+                Some(md.to_owned())
+            } else {
+                Some(format!("{mk} {md}"))
+            }
+        }
+        (Some(one), _) | (_, Some(one)) if !one.is_empty() => Some(one.to_owned()),
+        _ => None,
+    }
+}
+
 /// Human-readable EXIF lines, in a fixed order.
 pub fn facts(e: &PublicExif) -> Vec<(&'static str, String)> {
     let mut out = Vec::new();
     if let Some(t) = &e.taken_at {
-        out.push(("Taken", t.clone()));
+        out.push(("Taken", human_date(t)));
     }
-    let camera = [&e.camera_make, &e.camera_model]
-        .iter()
-        .filter_map(|s| s.as_deref())
-        .collect::<Vec<_>>()
-        .join(" ");
-    if !camera.is_empty() {
+    if let Some(camera) = camera_name(e.camera_make.as_deref(), e.camera_model.as_deref()) {
         out.push(("Camera", camera));
     }
     if let Some(lens) = &e.lens {
@@ -74,8 +97,15 @@ pub struct PhotoView {
     pub srcset: String,
     pub width: u32,
     pub height: u32,
-    /// The largest whole-frame render.
+    /// The largest whole-frame render, and its size.
     pub full: String,
+    pub full_width: u32,
+    pub full_height: u32,
+    /// The photo's own page in its folder (`{folder}/{id}`), when shown
+    /// to a visitor; the owner's preview links the render instead.
+    pub page: Option<String>,
+    /// What a download of `full` is saved as: the title, made safe.
+    pub filename: String,
     pub facts: Vec<(&'static str, String)>,
     pub created_at: i64,
     /// The placeholder as a `data:` image, painted under the photo while
@@ -116,10 +146,36 @@ pub fn photo_view(
         width: grid.width,
         height: grid.height,
         full: full.url.clone(),
+        full_width: full.width,
+        full_height: full.height,
+        page: None,
+        filename: download_name(&image.title, image.id, full.format),
         facts: facts(&facts_shown),
         created_at: image.created_at,
         placeholder: None,
     })
+}
+
+/// A file name from a title: letters, digits, spaces, `-` and `_` kept
+/// (any script), anything else a `-`, at most 80 characters; the id when
+/// nothing is left.
+pub fn download_name(title: &str, id: Uuid, ext: &str) -> String {
+    let cleaned: String = title
+        .chars()
+        .map(|c| match c {
+            c if c.is_alphanumeric() || c == '-' || c == '_' => c,
+            ' ' => ' ',
+            _ => '-',
+        })
+        .take(80)
+        .collect();
+    let cleaned = cleaned.trim_matches(|c: char| c == ' ' || c == '-' || c == '.');
+    let stem = if cleaned.is_empty() {
+        id.to_string()
+    } else {
+        cleaned.to_owned()
+    };
+    format!("{stem}.{ext}")
 }
 
 /// The blob key and extension of the largest produced whole-frame render
@@ -157,4 +213,49 @@ pub fn zip_entries(photos: &[&Image], renders: &[Render], full: bool) -> Vec<Ent
         }
     }
     entries
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_dates_and_cameras_read_as_people_write_them() {
+        let id = Uuid::nil();
+        assert_eq!(
+            download_name("Harbour at dusk", id, "webp"),
+            "Harbour at dusk.webp"
+        );
+        assert_eq!(
+            download_name("../../etc/passwd", id, "webp"),
+            "etc-passwd.webp"
+        );
+        assert_eq!(
+            download_name("Fête à Zürich", id, "jpg"),
+            "Fête à Zürich.jpg"
+        );
+        assert_eq!(download_name("\"<>", id, "webp"), format!("{id}.webp"));
+        assert_eq!(download_name("", id, "webp"), format!("{id}.webp"));
+        assert_eq!(download_name(&"x".repeat(500), id, "webp").len(), 85);
+        assert_eq!(
+            human_date("2024-03-03T14:05:09+01:00"),
+            "3 March 2024, 14:05"
+        );
+        assert_eq!(human_date("yesterday"), "yesterday");
+        let cam = |a: Option<&str>, b: Option<&str>| camera_name(a, b);
+        assert_eq!(
+            cam(Some("Canon"), Some("Canon EOS R7")).as_deref(),
+            Some("Canon EOS R7")
+        );
+        assert_eq!(
+            cam(Some("NIKON CORPORATION"), Some("NIKON D850")).as_deref(),
+            Some("NIKON D850")
+        );
+        assert_eq!(
+            cam(Some("Google"), Some("Pixel 8")).as_deref(),
+            Some("Google Pixel 8")
+        );
+        assert_eq!(cam(None, Some("X100V")).as_deref(), Some("X100V"));
+        assert_eq!(cam(Some(" "), None), None);
+    }
 }

@@ -99,13 +99,13 @@ fn page<'a>(visible: &[&'a Image], after: Option<&str>) -> Result<(Vec<&'a Image
 }
 
 /// A folder found by a visitor's address, with the path it was reached by.
-struct Found {
-    album: Album,
-    base: String,
+pub(super) struct Found {
+    pub album: Album,
+    pub base: String,
 }
 
 impl Sharing {
-    async fn views(&self, folder: &Folder, photos: &[&Image]) -> Result<Vec<PhotoView>> {
+    pub(super) async fn views(&self, folder: &Folder, photos: &[&Image]) -> Result<Vec<PhotoView>> {
         let renders = self.renders_of(photos).await?;
         let ids: Vec<Uuid> = photos.iter().map(|p| p.id).collect();
         let details = self.repo.details_of(&ids).await?;
@@ -133,11 +133,23 @@ impl Sharing {
         Ok(self.repo.details(cover.id).await?.cover_tenths())
     }
 
-    /// The grid fragment and the next cursor.
-    async fn grid(&self, folder: &Folder, after: Option<&str>) -> Result<(String, String)> {
+    /// The grid fragment and the next cursor; each photo opens its own
+    /// page under `base` (a visitor's folder page), or its render (the
+    /// owner's preview, which has no visitor address).
+    async fn grid(
+        &self,
+        folder: &Folder,
+        after: Option<&str>,
+        base: Option<&str>,
+    ) -> Result<(String, String)> {
         let visible: Vec<&Image> = folder.visible().collect();
         let (shown, next_after) = page(&visible, after)?;
-        let photos = self.views(folder, &shown).await?;
+        let mut photos = self.views(folder, &shown).await?;
+        if let Some(base) = base {
+            for p in &mut photos {
+                p.page = Some(urls::in_folder(base, p.id));
+            }
+        }
         let grid = Grid {
             photos: &photos,
             download: folder.policy().allow_download,
@@ -147,17 +159,17 @@ impl Sharing {
         Ok((html::render(&grid)?, next_after))
     }
 
-    async fn cover_url(&self, folder: &Folder) -> Result<Option<String>> {
+    async fn cover_view(&self, folder: &Folder) -> Result<Option<PhotoView>> {
         let (cover, _) = folder.cover();
         let Some(cover) = cover else { return Ok(None) };
         let views = self.views(folder, &[cover]).await?;
-        Ok(views.into_iter().next().map(|v| v.full))
+        Ok(views.into_iter().next())
     }
 
     /// `album.preview`: the folder as a visitor would see it, in any state.
     pub async fn preview(&self, owner: Uuid, album: Uuid, after: Option<&str>) -> Result<Preview> {
         let folder = self.folder(self.owned(owner, album).await?).await?;
-        let (html, next_after) = self.grid(&folder, after).await?;
+        let (html, next_after) = self.grid(&folder, after, None).await?;
         let any_visible = folder.visible().next().is_some();
         Ok(Preview {
             html,
@@ -165,7 +177,7 @@ impl Sharing {
             visitor_state: visitor_state(&folder.album, self.server_publishing, any_visible),
             stats: stats(&folder.images, folder.policy()),
             next_after,
-            og_image_url: self.cover_url(&folder).await?,
+            og_image_url: self.cover_view(&folder).await?.map(|v| v.full),
         })
     }
 
@@ -178,7 +190,10 @@ impl Sharing {
     }
 
     /// The folder an address names, or where a previous alias now points.
-    async fn find(&self, address: &Address) -> Result<std::result::Result<Found, String>> {
+    pub(super) async fn find(
+        &self,
+        address: &Address,
+    ) -> Result<std::result::Result<Found, String>> {
         let mut base = address.path();
         let album = match address {
             Address::Token(token) => {
@@ -219,20 +234,28 @@ impl Sharing {
         };
         let unlisted = found.album.mode == PublishMode::Unlisted;
         let folder = self.folder(found.album).await?;
-        let (grid, _) = self.grid(&folder, after).await?;
-        let cover = self.cover_url(&folder).await?;
+        let (grid, _) = self.grid(&folder, after, Some(&found.base)).await?;
+        let cover = self.cover_view(&folder).await?;
         let cover_at = self.cover_at(&folder).await?;
+        // The automatic cover is the grid's first photo: shown at the top
+        // of the first page it would repeat right above itself.
+        let first = folder.visible().next().map(|i| i.id);
+        let repeats = after.is_none_or(str::is_empty) && cover.as_ref().map(|c| c.id) == first;
+        let header = cover.as_ref().filter(|_| !repeats).map(|c| c.full.as_str());
         let feed = urls::feed(&found.base);
         let zip = urls::zip(&found.base);
+        let page_url = urls::absolute(&self.base_url, &found.base);
         let a = &folder.album;
         let page = AlbumPage {
             name: &a.name,
             description: &a.description,
             stylesheet: urls::routes::STYLESHEET,
+            favicon: urls::routes::FAVICON,
             noindex: unlisted,
-            og_image: cover.as_deref(),
+            page_url: &page_url,
+            og_image: cover.as_ref(),
             feed_url: (a.policy.feed && !unlisted).then_some(feed.as_str()),
-            cover: cover.as_deref(),
+            cover: header,
             cover_focus: a.policy.cover_focus,
             cover_at,
             download_url: a.policy.allow_download.then_some(zip.as_str()),
@@ -270,7 +293,9 @@ impl Sharing {
         let newest = photos.iter().map(|p| p.created_at).max();
         let updated = newest.or(folder.album.published_at).unwrap_or_default();
         let page_url = urls::absolute(&self.base_url, &found.base);
+        let id = folder.album.id.to_string();
         let feed = Feed {
+            id: &id,
             name: &folder.album.name,
             description: &folder.album.description,
             self_url: &urls::feed(&page_url),
@@ -295,12 +320,21 @@ impl Sharing {
     }
 }
 
-/// `/p/{id}`: the page of a photo `image.getPublic` shows.
-pub async fn photo_page(images: &Images, id: Uuid) -> Result<String> {
+/// `/p/{id}`: the page of a photo `image.getPublic` shows, with the way
+/// to its folder when that folder is public.
+pub async fn photo_page(images: &Images, sharing: &Sharing, id: Uuid) -> Result<String> {
     let public = images.get_public(id).await?;
+    let album = images.repo.image(None, id).await?.map(|i| i.album_id);
+    let back = match album {
+        Some(a) => sharing.public_folder(a).await?,
+        None => None,
+    };
     let frames = whole_frames(public.width, public.height, &public.renders);
     let main = frames.last().copied();
     let page = PhotoPage {
+        back: back.map(|(path, name)| (urls::in_folder(&path, id), name)),
+        page_url: urls::absolute(&sharing.base_url, &urls::photo(id)),
+        favicon: urls::routes::FAVICON,
         title: public.title.clone(),
         description: public.description.clone(),
         og_image: main.map(|r| r.url.clone()),
