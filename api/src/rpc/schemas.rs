@@ -28,7 +28,6 @@ impl Default for Schemas {
             results: settings(Contract::Serialize).into_generator(),
         }
     }
-
 }
 
 impl Schemas {
