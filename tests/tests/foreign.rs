@@ -20,6 +20,8 @@ struct Target {
     /// The intruder's own folder, to mix with the owner's image.
     own_album: Value,
     own_image: Value,
+    /// A re-render job of the owner's.
+    job: Value,
 }
 
 /// What another user's JWT must get: `Some(code)`, or `None` for a method
@@ -80,6 +82,7 @@ fn intrusions(method: &str, t: &Target) -> Vec<(Value, Option<i64>)> {
         "image.setVisibility" => one(json!({"id": img, "visibility": "public"})),
         "image.exif.setVisibility" => one(json!({"id": img, "groups": {"camera": true}})),
         "image.downloadToken" => one(json!({"id": img, "variant": "full"})),
+        "job.get" => one(json!({"job_id": t.job})),
         other => {
             panic!("{other} is in the method table but not here: say what another user's JWT gets")
         }
@@ -138,6 +141,20 @@ async fn setup(srv: &Server) -> (String, String, Target) {
             json!({"album_id": album, "mode": "unlisted"}),
         )
         .await;
+    // A job of the owner's, finished before anything is compared.
+    let job = srv
+        .ok(
+            Some(&jwt),
+            "album.crop.set",
+            json!({"album_id": album, "code": "wide", "width": 300, "height": 100}),
+        )
+        .await["job_id"]
+        .clone();
+    lightbox_e2e::eventually(std::time::Duration::from_secs(60), "the job", || async {
+        let j = srv.ok(Some(&jwt), "job.get", json!({"job_id": job})).await;
+        (j["state"] == "done").then_some(())
+    })
+    .await;
     let share_url = link["links"]["share_url"].as_str().expect("share_url");
     let share_token = json!(share_url.rsplit('/').next().unwrap());
     let pat = srv
@@ -161,6 +178,7 @@ async fn setup(srv: &Server) -> (String, String, Target) {
         pat,
         own_album,
         own_image,
+        job,
     };
     (jwt, bob, target)
 }

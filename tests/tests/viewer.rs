@@ -75,6 +75,22 @@ async fn a_public_folder_opens_each_photo_with_its_neighbours() {
         "{grid}"
     );
 
+    // The Download link names the file itself, also across origins.
+    let named = grid.find("download=\"Naranjo - de Bulnes.webp\"").unwrap();
+    let href = grid[..named].rfind("href=\"").unwrap() + 6;
+    let dl = &grid[href..grid[href..].find('"').unwrap() + href];
+    let dl = dl
+        .replace("&#38;", "&")
+        .replace("&amp;", "&")
+        .replacen(&srv.url, "", 1);
+    assert!(dl.contains("&dl="), "{dl}");
+    let (status, _, headers) = srv.fetch(&dl).await;
+    assert_eq!(status, 200, "{dl}");
+    let disposition = headers["content-disposition"].to_str().unwrap();
+    assert!(
+        disposition.starts_with("attachment; filename=\"Naranjo - de Bulnes.webp\""),
+        "{disposition}"
+    );
     let (status, first, headers) = page(&srv, &format!("/a/picos/{}", ids[0])).await;
     assert_eq!(status, 200, "{first}");
     assert_eq!(headers["content-type"], "text/html; charset=utf-8");
@@ -141,7 +157,20 @@ async fn a_public_folder_opens_each_photo_with_its_neighbours() {
             .collect()
     };
     assert_eq!(ids_of(&feed), ids_of(&renamed));
-    // The old alias forwards a photo view to the new address.
+    // The old alias forwards the feed, the zip and a photo view.
+    let (status, _, headers) = srv.fetch_once("/a/picos/feed.xml").await;
+    assert_eq!(
+        (status, &headers["location"]),
+        (
+            301,
+            &"/a/picos-2026/feed.xml"
+                .parse::<reqwest::header::HeaderValue>()
+                .unwrap()
+        )
+    );
+    let (status, _, headers) = srv.fetch_once("/a/picos/download.zip").await;
+    assert_eq!(status, 301);
+    assert_eq!(headers["location"], "/a/picos-2026/download.zip");
     let (status, _, headers) = srv.fetch_once(&format!("/a/picos/{}", ids[0])).await;
     assert_eq!(status, 301);
     assert_eq!(headers["location"], format!("/a/picos-2026/{}", ids[0]));
@@ -199,6 +228,36 @@ async fn a_public_photo_page_leads_back_to_its_public_folder() {
         html.contains("og:url") && html.contains("twitter:card"),
         "{html}"
     );
+    // A photo public by itself that its folder does not show (too small
+    // for the grid): its page has no way back to a page that would 404.
+    let (status, tiny) = srv
+        .upload(
+            Some(&t),
+            lightbox_e2e::synthetic_jpeg(120, 90, 7),
+            "t.jpg",
+            "image/jpeg",
+            None,
+        )
+        .await;
+    assert_eq!(status, 201, "{tiny}");
+    let tiny = srv.ready(&t, &tiny["id"]).await;
+    srv.ok(
+        Some(&t),
+        "image.update",
+        json!({"id": tiny["id"], "album_id": album}),
+    )
+    .await;
+    srv.ok(
+        Some(&t),
+        "image.setVisibility",
+        json!({"id": tiny["id"], "visibility": "public"}),
+    )
+    .await;
+    let tiny_id = tiny["id"].as_str().unwrap();
+    let (status, html, _) = page(&srv, &format!("/p/{tiny_id}")).await;
+    assert_eq!(status, 200, "{html}");
+    assert!(!html.contains("/a/singles/"), "{html}");
+    assert_eq!(page(&srv, &format!("/a/singles/{tiny_id}")).await.0, 404);
     let (status, icon, headers) = srv.fetch("/favicon.ico").await;
     assert_eq!(
         (status, &headers["content-type"]),

@@ -10,6 +10,7 @@ use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use lightbox_core::domain::crop::{valid_code, Format};
 use lightbox_core::serving::SMALL;
+use lightbox_core::sharing::view::download_name;
 use uuid::Uuid;
 
 /// For a URL naming the version (`?v=N`) it serves: those bytes never change.
@@ -65,6 +66,26 @@ pub fn parse_range(
     Ok(Some((start, end)))
 }
 
+/// `dl=` (from the visitor pages' Download links): the render as an
+/// attachment under that name, made safe again here and given the
+/// render's own extension; `None` without it.
+fn attachment(query: Option<&str>, id: Uuid, ext: &str) -> Option<String> {
+    let asked = form_urlencoded::parse(query.unwrap_or("").as_bytes())
+        .find(|(k, _)| k == "dl")
+        .map(|(_, v)| v.into_owned())?;
+    let stem = asked.strip_suffix(&format!(".{ext}")).unwrap_or(&asked);
+    let name = download_name(stem, id, ext);
+    let ascii: String = name
+        .chars()
+        .map(|c| if c.is_ascii() { c } else { '_' })
+        .collect();
+    let utf8: String = form_urlencoded::byte_serialize(name.as_bytes()).collect();
+    Some(format!(
+        "attachment; filename=\"{ascii}\"; filename*=UTF-8''{}",
+        utf8.replace('+', "%20")
+    ))
+}
+
 pub async fn serve(
     State(state): State<AppState>,
     Path((id, file)): Path<(String, String)>,
@@ -112,6 +133,9 @@ pub async fn serve(
         (header::ACCEPT_RANGES, "bytes".to_owned()),
         (header::X_CONTENT_TYPE_OPTIONS, "nosniff".to_owned()),
     ];
+    if let Some(disposition) = attachment(query.as_deref(), id, format.ext()) {
+        head.push((header::CONTENT_DISPOSITION, disposition));
+    }
     let matches = headers
         .get(header::IF_NONE_MATCH)
         .and_then(|v| v.to_str().ok())

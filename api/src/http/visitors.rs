@@ -12,8 +12,9 @@ use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
+use lightbox_core::domain::urls;
 use lightbox_core::sharing::html::{FAVICON, STYLESHEET};
-use lightbox_core::sharing::visitors::{Address, Visit};
+use lightbox_core::sharing::visitors::{Address, Served, Visit};
 use lightbox_core::Error;
 use serde::Deserialize;
 use uuid::Uuid;
@@ -118,11 +119,11 @@ async fn feed(state: AppState, address: Option<Address>) -> Result<Response, Htt
     let Some(address) = address else {
         return not_found();
     };
-    let xml = state
-        .sharing
-        .feed(&address)
-        .await
-        .map_err(HttpError::visitor)?;
+    let xml = match state.sharing.feed(&address).await {
+        Ok(Served::Here(xml)) => xml,
+        Ok(Served::Moved(to)) => return redirect(StatusCode::MOVED_PERMANENTLY, &urls::feed(&to)),
+        Err(e) => return Err(HttpError::visitor(e)),
+    };
     let headers = [
         (header::CONTENT_TYPE, "application/atom+xml; charset=utf-8"),
         (header::CACHE_CONTROL, "no-cache"),
@@ -136,11 +137,11 @@ async fn zip(state: AppState, address: Option<Address>) -> Result<Response, Http
         return not_found();
     };
     let permit = super::downloads::zip_permit(&state, &address.path())?;
-    let entries = state
-        .sharing
-        .visitor_archive(&address)
-        .await
-        .map_err(HttpError::visitor)?;
+    let entries = match state.sharing.visitor_archive(&address).await {
+        Ok(Served::Here(entries)) => entries,
+        Ok(Served::Moved(to)) => return redirect(StatusCode::MOVED_PERMANENTLY, &urls::zip(&to)),
+        Err(e) => return Err(HttpError::visitor(e)),
+    };
     Ok(zip_response(&state, entries, "photos.zip", permit))
 }
 

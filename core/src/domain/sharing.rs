@@ -128,7 +128,9 @@ pub fn reach_by_id(
     album: Option<&Album>,
     server_publishing: bool,
 ) -> Option<ExifVisibility> {
-    if image.takedown.is_active() {
+    // With publishing off nothing is served to visitors, a photo made
+    // public by itself included; its visibility is kept for later.
+    if image.takedown.is_active() || !server_publishing {
         return None;
     }
     if image.is_public() {

@@ -267,7 +267,9 @@ fn reach_by_id_cases() {
     let private = album(PublishMode::Private, false);
     let unlisted = album(PublishMode::Unlisted, false);
     let processing = image(ImageStatus::Processing, 1000, 800);
-    let cases: [(&Image, Option<&Album>, bool, bool); 9] = [
+    let cases: [(&Image, Option<&Album>, bool, bool); 10] = [
+        // Publishing off stops a photo made public by itself too.
+        (&public, Some(&private), false, false),
         // Only the share link opens an unlisted folder's photos.
         (&visible, Some(&unlisted), true, false),
         (&public, Some(&unlisted), true, true),

@@ -21,6 +21,9 @@ pub fn whole_frames(width: u32, height: u32, renders: &[RenderDto]) -> Vec<&Rend
         v = produced.collect();
     }
     v.sort_by_key(|r| r.width);
+    // A photo smaller than the presets gets several renders of one width;
+    // a srcset names each width once.
+    v.dedup_by_key(|r| r.width);
     v
 }
 
@@ -106,6 +109,10 @@ pub struct PhotoView {
     pub page: Option<String>,
     /// What a download of `full` is saved as: the title, made safe.
     pub filename: String,
+    /// `full` asking `/i/` to send it as an attachment named `filename`
+    /// (the `download` attribute alone is ignored when renders come from
+    /// another origin, `LIGHTBOX_IMAGE_HOST`).
+    pub download_url: String,
     pub facts: Vec<(&'static str, String)>,
     pub created_at: i64,
     /// The placeholder as a `data:` image, painted under the photo while
@@ -150,6 +157,10 @@ pub fn photo_view(
         full_height: full.height,
         page: None,
         filename: download_name(&image.title, image.id, full.format),
+        download_url: with_download_name(
+            &full.url,
+            &download_name(&image.title, image.id, full.format),
+        ),
         facts: facts(&facts_shown),
         created_at: image.created_at,
         placeholder: None,
@@ -176,6 +187,12 @@ pub fn download_name(title: &str, id: Uuid, ext: &str) -> String {
         cleaned.to_owned()
     };
     format!("{stem}.{ext}")
+}
+
+/// A render URL (which always carries `?v=`) asking for an attachment.
+pub fn with_download_name(url: &str, filename: &str) -> String {
+    let name: String = form_urlencoded::byte_serialize(filename.as_bytes()).collect();
+    format!("{url}&dl={name}")
 }
 
 /// The blob key and extension of the largest produced whole-frame render

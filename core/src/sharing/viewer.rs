@@ -5,7 +5,7 @@
 //! stay behind its link (so `resetToken` revokes them too).
 
 use super::html::{self, Viewer};
-use super::visitors::{Address, Visit};
+use super::visitors::{cursor, Address, Visit, PAGE_SIZE};
 use super::Sharing;
 use crate::domain::album::PublishMode;
 use crate::domain::alias::AliasState;
@@ -15,19 +15,28 @@ use crate::{Error, Result};
 use uuid::Uuid;
 
 impl Sharing {
-    /// A public, live folder's page path and name, for the way back from
-    /// a photo's own page (`/p/{id}`); `None` for any other folder.
-    pub async fn public_folder(&self, album: Uuid) -> Result<Option<(String, String)>> {
+    /// The page of a photo in its public, live folder and the folder's
+    /// name, for the way back from `/p/{id}`; `None` unless that folder's
+    /// visitors see the photo (so the link never leads to a 404).
+    pub async fn public_folder(
+        &self,
+        album: Uuid,
+        photo: Uuid,
+    ) -> Result<Option<(String, String)>> {
         let Some(album) = self.repo.album(None, album).await? else {
             return Ok(None);
         };
         if album.mode != PublishMode::Public || !self.is_live(&album) {
             return Ok(None);
         }
+        let folder = self.folder(album.clone()).await?;
+        if !folder.visible().any(|i| i.id == photo) {
+            return Ok(None);
+        }
         let aliases = self.repo.aliases_of(album.id).await?;
         let primary = aliases.iter().find(|a| a.state == AliasState::Current);
         let path = urls::public_album(primary.map(|a| a.alias.as_str()), album.id);
-        Ok(Some((path, album.name)))
+        Ok(Some((urls::in_folder(&path, photo), album.name)))
     }
 
     pub async fn visit_photo(&self, address: &Address, photo: Uuid) -> Result<Visit> {
@@ -47,7 +56,13 @@ impl Sharing {
         let link = |i: usize| visible.get(i).map(|p| urls::in_folder(&found.base, p.id));
         let prev = at.checked_sub(1).and_then(link);
         let next = link(at + 1);
-        let back = format!("{}#photo-{photo}", found.base);
+        // The grid page that holds the photo: after the last photo of the
+        // page before it (`visitors::page` cuts PAGE_SIZE at a time).
+        let page_start = at - at % PAGE_SIZE;
+        let back = match page_start.checked_sub(1).map(|i| visible[i].id) {
+            Some(before) => format!("{}?after={}#photo-{photo}", found.base, cursor(before)),
+            None => format!("{}#photo-{photo}", found.base),
+        };
         let page_url = urls::absolute(&self.base_url, &urls::in_folder(&found.base, photo));
         let page = Viewer {
             photo: view,

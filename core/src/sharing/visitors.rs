@@ -47,6 +47,13 @@ impl Address {
     }
 }
 
+/// A folder's feed or zip, or the folder page a previous alias now
+/// points to (the route adds its own file name).
+pub enum Served<T> {
+    Here(T),
+    Moved(String),
+}
+
 pub enum Visit {
     Page {
         html: String,
@@ -67,7 +74,7 @@ pub struct Preview {
     pub og_image_url: Option<String>,
 }
 
-fn cursor(id: Uuid) -> String {
+pub(super) fn cursor(id: Uuid) -> String {
     URL_SAFE_NO_PAD.encode(id.as_bytes())
 }
 
@@ -268,8 +275,11 @@ impl Sharing {
     }
 
     /// The Atom feed of a public folder whose policy has `feed` on.
-    pub async fn feed(&self, address: &Address) -> Result<String> {
-        let found = self.find(address).await?.map_err(|_| Error::NotFound)?;
+    pub async fn feed(&self, address: &Address) -> Result<Served<String>> {
+        let found = match self.find(address).await? {
+            Ok(f) => f,
+            Err(to) => return Ok(Served::Moved(to)),
+        };
         let folder = self.folder(found.album).await?;
         if folder.album.mode != PublishMode::Public || !folder.policy().feed {
             return Err(Error::NotFound);
@@ -303,20 +313,23 @@ impl Sharing {
             updated: &time::rfc3339(updated),
             entries: &entries,
         };
-        html::render(&feed)
+        html::render(&feed).map(Served::Here)
     }
 
     /// The zip a visitor downloads: the largest whole-frame render of
     /// every visible photo (never an original), when the policy allows it.
-    pub async fn visitor_archive(&self, address: &Address) -> Result<Vec<Entry>> {
-        let found = self.find(address).await?.map_err(|_| Error::NotFound)?;
+    pub async fn visitor_archive(&self, address: &Address) -> Result<Served<Vec<Entry>>> {
+        let found = match self.find(address).await? {
+            Ok(f) => f,
+            Err(to) => return Ok(Served::Moved(to)),
+        };
         let folder = self.folder(found.album).await?;
         if !folder.policy().allow_download {
             return Err(Error::NotFound);
         }
         let visible: Vec<&Image> = folder.visible().collect();
         let renders = self.renders_of(&visible).await?;
-        Ok(zip_entries(&visible, &renders, false))
+        Ok(Served::Here(zip_entries(&visible, &renders, false)))
     }
 }
 
@@ -326,13 +339,13 @@ pub async fn photo_page(images: &Images, sharing: &Sharing, id: Uuid) -> Result<
     let public = images.get_public(id).await?;
     let album = images.repo.image(None, id).await?.map(|i| i.album_id);
     let back = match album {
-        Some(a) => sharing.public_folder(a).await?,
+        Some(a) => sharing.public_folder(a, id).await?,
         None => None,
     };
     let frames = whole_frames(public.width, public.height, &public.renders);
     let main = frames.last().copied();
     let page = PhotoPage {
-        back: back.map(|(path, name)| (urls::in_folder(&path, id), name)),
+        back,
         page_url: urls::absolute(&sharing.base_url, &urls::photo(id)),
         favicon: urls::routes::FAVICON,
         title: public.title.clone(),
