@@ -33,6 +33,16 @@ fn contract_errors() -> BTreeMap<String, BTreeSet<i64>> {
     out
 }
 
+/// The error codes a method object of the document names.
+fn codes_of(method: &Value) -> BTreeSet<i64> {
+    method["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["code"].as_i64().unwrap())
+        .collect()
+}
+
 #[tokio::test]
 async fn the_document_describes_every_method_as_the_server_runs_it() {
     let srv = Server::start();
@@ -59,12 +69,7 @@ async fn the_document_describes_every_method_as_the_server_runs_it() {
             .unwrap_or_else(|| panic!("{} missing", m.name));
         let pat = matches!(m.access, Access::Read | Access::Write);
         assert_eq!(d["x-pat"], pat, "{}", m.name);
-        let codes: BTreeSet<i64> = d["errors"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|e| e["code"].as_i64().unwrap())
-            .collect();
+        let codes = codes_of(d);
         if m.access != Access::Public {
             assert!(codes.contains(&1001), "{}: {codes:?}", m.name);
         }
@@ -76,12 +81,7 @@ async fn the_document_describes_every_method_as_the_server_runs_it() {
         let d = methods
             .get(name.as_str())
             .unwrap_or_else(|| panic!("{name} missing"));
-        let codes: BTreeSet<i64> = d["errors"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|e| e["code"].as_i64().unwrap())
-            .collect();
+        let codes = codes_of(d);
         assert!(
             listed.is_subset(&codes),
             "{name}: the contract lists {listed:?}, the document {codes:?}"

@@ -145,6 +145,23 @@ struct Parts {
     album_id: Option<uuid::Uuid>,
 }
 
+/// A text part read whole, refused (2002 on `name`) past `limit` bytes.
+async fn small_part(
+    field: &mut axum::extract::multipart::Field<'_>,
+    name: &str,
+    limit: usize,
+    too_long: &str,
+) -> Result<Vec<u8>, HttpError> {
+    let mut text = Vec::new();
+    while let Some(chunk) = field.chunk().await.map_err(broken)? {
+        text.extend_from_slice(&chunk);
+        if text.len() > limit {
+            return Err(Error::invalid(name, too_long).into());
+        }
+    }
+    Ok(text)
+}
+
 /// Reads the parts: streams the file, parses `meta` and `album_id`.
 async fn read_parts(
     form: &mut Multipart,
@@ -161,24 +178,12 @@ async fn read_parts(
             }
             Some("meta") if !parts.has_meta => {
                 parts.has_meta = true;
-                let mut text = Vec::new();
-                while let Some(chunk) = field.chunk().await.map_err(broken)? {
-                    text.extend_from_slice(&chunk);
-                    if text.len() > META_LIMIT {
-                        return Err(Error::invalid("meta", "over 64 KiB").into());
-                    }
-                }
+                let text = small_part(&mut field, "meta", META_LIMIT, "over 64 KiB").await?;
                 parts.meta = parse_meta(&text)?;
                 parts.meta.validate()?;
             }
             Some("album_id") if parts.album_id.is_none() => {
-                let mut text = Vec::new();
-                while let Some(chunk) = field.chunk().await.map_err(broken)? {
-                    text.extend_from_slice(&chunk);
-                    if text.len() > 64 {
-                        break;
-                    }
-                }
+                let text = small_part(&mut field, "album_id", 64, "must be a UUID").await?;
                 let text = std::str::from_utf8(&text).unwrap_or("");
                 parts.album_id = Some(lightbox_core::ids::parse("album_id", text)?);
             }

@@ -6,6 +6,7 @@
 
 use super::methods::{Access, METHODS};
 use super::schemas::Schemas;
+use lightbox_core::domain::error::message_of;
 use schemars::Schema;
 use serde_json::{json, Map, Value};
 
@@ -49,23 +50,6 @@ fn common_errors(access: Access, has_params: bool) -> Vec<i64> {
     }
     codes.extend([5001, -32603]);
     codes
-}
-
-/// The contract's word for each code.
-fn message(code: i64) -> &'static str {
-    match code {
-        1001 => "unauthorized",
-        1003 => "forbidden",
-        2001 => "not_found",
-        2002 => "validation_failed",
-        2003 => "cursor_stale",
-        2004 => "taken_down",
-        2006 => "download_not_ready",
-        4001 => "custom_crop_limit_exceeded",
-        4002 => "rate_limited",
-        5001 => "timeout",
-        _ => "internal_error",
-    }
 }
 
 fn access_name(a: Access) -> &'static str {
@@ -117,7 +101,7 @@ fn method_object(m: &super::methods::Method, s: &mut Schemas) -> Value {
     codes.dedup();
     let errors: Vec<Value> = codes
         .iter()
-        .map(|c| json!({ "code": c, "message": message(*c) }))
+        .map(|c| json!({ "code": c, "message": message_of(*c) }))
         .collect();
     json!({
         "name": m.name,

@@ -81,10 +81,8 @@ where
 
 async fn call(state: &AppState, auth: &Result<Option<Caller>>, client: &str, c: &Call) -> Outcome {
     if c.method == discover::NAME {
-        let answer = match crate::params::decode::<super::account::Nothing>(c.params.clone()) {
-            Ok(_) => Ok(discover::served(&state.base_url)),
-            Err(e) => Err(e),
-        };
+        let answer = crate::params::decode::<super::account::Nothing>(c.params.clone())
+            .map(|_| discover::served(&state.base_url));
         METRICS.rpc(
             discover::NAME,
             answer.as_ref().err().map(Error::code),

@@ -15,6 +15,24 @@ pub struct FieldError {
     pub message: String,
 }
 
+/// The contract's word for an error code (`internal_error` for any code
+/// it does not name).
+pub fn message_of(code: i64) -> &'static str {
+    match code {
+        1001 => "unauthorized",
+        1003 => "forbidden",
+        2001 => "not_found",
+        2002 => "validation_failed",
+        2003 => "cursor_stale",
+        2004 => "taken_down",
+        2006 => "download_not_ready",
+        4001 => "custom_crop_limit_exceeded",
+        4002 => "rate_limited",
+        5001 => "timeout",
+        _ => "internal_error",
+    }
+}
+
 wire_enum! {
     /// Why a call is 1001: error `data.reason`.
     pub enum AuthFailure {
@@ -120,19 +138,7 @@ impl Error {
 
     /// The public message: the contract's word for the code, never a detail.
     pub fn message(&self) -> &'static str {
-        match self {
-            Error::Unauthorized { .. } | Error::Throttled { .. } => "unauthorized",
-            Error::Forbidden | Error::Denied { .. } => "forbidden",
-            Error::NotFound => "not_found",
-            Error::Validation(_) => "validation_failed",
-            Error::CursorStale => "cursor_stale",
-            Error::TakenDown => "taken_down",
-            Error::DownloadNotReady { .. } => "download_not_ready",
-            Error::CustomCropLimit | Error::FolderRuleLimit { .. } => "custom_crop_limit_exceeded",
-            Error::RateLimited { .. } => "rate_limited",
-            Error::Timeout => "timeout",
-            Error::Internal(_) => "internal_error",
-        }
+        message_of(self.code())
     }
 
     pub fn data(&self) -> Value {

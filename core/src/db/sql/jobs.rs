@@ -1,6 +1,6 @@
 //! `JobRepo` over SQL.
 
-use super::SqlRepo;
+use super::{bind_ids, placeholders, SqlRepo};
 use crate::db::jobs::{JobRepo, NewJob};
 use crate::domain::jobs::{ItemState, JobCounts};
 use crate::Result;
@@ -24,15 +24,15 @@ impl JobRepo for SqlRepo {
         .fetch_one(&mut *tx)
         .await?;
         let id: i64 = row.try_get("id")?;
-        for image in job.images {
-            sqlx::query(
+        // A folder's photos in a few statements, not one per photo. The job
+        // id is a number the database just gave, so it goes in as text.
+        for chunk in job.images.chunks(1000) {
+            let q = format!(
                 "INSERT INTO render_job_items (job_id, image_id, state) \
-                 SELECT $1, id, 'queued' FROM images WHERE id = $2",
-            )
-            .bind(id)
-            .bind(image.to_string())
-            .execute(&mut *tx)
-            .await?;
+                 SELECT {id}, id, 'queued' FROM images WHERE id IN ({})",
+                placeholders(chunk.len())
+            );
+            bind_ids(sqlx::query(&q), chunk).execute(&mut *tx).await?;
         }
         tx.commit().await?;
         Ok(id)
