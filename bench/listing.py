@@ -13,6 +13,7 @@ INSERT ... SELECT, so every row is what the service itself writes. It
 prints the ids `measure` needs as JSON on stdout (the state file).
 """
 import argparse
+import base64
 import http.client
 import json
 import os
@@ -21,6 +22,7 @@ import subprocess
 import sys
 import time
 import urllib.parse
+import uuid
 
 FOLDERS = 20
 SMALL = 50
@@ -86,7 +88,8 @@ def clone_sql(engine, template, album, count, offset):
               else "(WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < {n}) "
                    "SELECT n FROM s) AS s").format(n=count)
     cols = ("owner_id, title, description, status, format, width, height, size_bytes, "
-            "original_key, exif, exif_visibility, visibility, taken_at, created_at")
+            "original_key, exif, exif_visibility, visibility, taken_at, created_at, "
+            "has_gps, has_date, has_camera, show_gps, show_date, show_camera, captioned")
     return [
         "CREATE TEMP TABLE IF NOT EXISTS seeded (id TEXT, n BIGINT)",
         "DELETE FROM seeded",
@@ -153,6 +156,16 @@ def measure(args):
     for _ in range(20):
         page = api.call("image.list", {"limit": 50, **({"cursor": after} if after else {})})
         after = page["next_cursor"]
+    # A photo deep in the big folder (its order is image.list's): the
+    # viewer's place, neighbours and way back, and a grid page from it.
+    deep = None
+    for _ in range(80):
+        page = api.call("image.list", {"limit": 50, "album_id": big,
+                                       **({"cursor": deep} if deep else {})})
+        deep = page["next_cursor"]
+    deep_photo = page["items"][-1]["id"]
+    deep_cursor = base64.urlsafe_b64encode(uuid.UUID(deep_photo).bytes).decode().rstrip("=")
+    small_photo = api.call("image.list", {"limit": 30, "album_id": small})["items"][-1]["id"]
     calls = [
         ("image.list first page", lambda: api.raw("image.list", {"limit": 50})),
         ("image.list page 21", lambda: api.raw("image.list", {"limit": 50, "cursor": after})),
@@ -163,6 +176,10 @@ def measure(args):
         ("album.preview 50", lambda: api.raw("album.preview", {"album_id": small})),
         ("visitor page 5000", lambda: api.get("/a/big-folder")),
         ("visitor page 50", lambda: api.get("/a/small-folder")),
+        ("visitor page 5000, from photo 4,000",
+         lambda: api.get(f"/a/big-folder?after={deep_cursor}")),
+        ("viewer 5000, photo 4,000", lambda: api.get(f"/a/big-folder/{deep_photo}")),
+        ("viewer 50, photo 30", lambda: api.get(f"/a/small-folder/{small_photo}")),
     ]
     print(f"| call | p50 ms | p99 ms |\n|---|---:|---:|")
     for name, call in calls:

@@ -5,7 +5,6 @@
 use super::Albums;
 use crate::archive::Entry;
 use crate::domain::downloads::{DownloadState, Variant};
-use crate::domain::image::{Image, ImageStatus};
 use crate::sharing::view::zip_entries;
 use crate::sharing::Folder;
 use crate::{Error, Result};
@@ -25,12 +24,9 @@ impl Albums {
                 state: DownloadState::Unavailable,
             });
         }
-        let folder = Folder::load(&self.repo, row).await?;
-        let processing = folder
-            .images
-            .iter()
-            .any(|i| i.status == ImageStatus::Processing);
-        let visible: Vec<&Image> = folder.visible().collect();
+        let folder = Folder::new(&self.repo, row);
+        let processing = folder.stats().await?.breakdown.processing > 0;
+        let visible = folder.all_visible().await?;
         let renders = match variant {
             Variant::Screen => {
                 let ids: Vec<Uuid> = visible.iter().map(|i| i.id).collect();

@@ -9,6 +9,7 @@
 pub mod albums;
 pub mod budget;
 pub mod details;
+pub mod folders;
 pub mod images;
 pub mod jobs;
 pub mod outbox;
@@ -27,6 +28,7 @@ pub use albums::{
 };
 pub use budget::BudgetRepo;
 pub use details::DetailsRepo;
+pub use folders::{FolderCounts, FolderRepo, Walk};
 pub use images::{ImageChange, ImageRepo};
 pub use jobs::{JobRepo, NewJob};
 pub use outbox::{OutboxRepo, OutboxRow};
@@ -112,6 +114,7 @@ pub trait Repo:
     + ResourceRepo
     + BudgetRepo
     + DetailsRepo
+    + FolderRepo
     + JobRepo
     + Send
     + Sync

@@ -18,4 +18,8 @@ pub trait ResourceRepo {
     async fn images_with_render(&self, code: &str) -> Result<Vec<Uuid>>;
     /// (owner, images waiting: still processing or in the outbox).
     async fn pending_by_owner(&self) -> Result<Vec<(Uuid, i64)>>;
+    /// The spec of preset `code` whose re-render backlog is queued.
+    async fn backlog_queued(&self, code: &str) -> Result<Option<String>>;
+    /// Records it; `None` forgets it (the preset is gone).
+    async fn set_backlog_queued(&self, code: &str, spec: Option<&str>) -> Result<()>;
 }

@@ -96,6 +96,11 @@ impl Image {
     }
 
     pub fn is_captioned(&self) -> bool {
-        !self.title.trim().is_empty() || !self.description.trim().is_empty()
+        captioned(&self.title, &self.description)
     }
+}
+
+/// A title or a description that says something.
+pub fn captioned(title: &str, description: &str) -> bool {
+    !title.trim().is_empty() || !description.trim().is_empty()
 }

@@ -15,6 +15,7 @@ pub mod album;
 pub mod alias;
 pub mod availability;
 pub mod checks;
+pub mod counts;
 pub mod crop;
 pub mod details;
 pub mod downloads;

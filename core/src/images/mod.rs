@@ -198,14 +198,24 @@ impl Images {
             .images_with_status(ImageStatus::Processing)
             .await?;
         let resources = &self.renderer.resources;
-        for preset in resources.presets().await?.iter() {
-            let backlog = resources.preset_backlog(preset).await?;
+        let mut scanned = Vec::new();
+        for preset in resources.presets().await? {
+            if resources.backlog_queued(&preset).await? {
+                continue;
+            }
+            let backlog = resources.preset_backlog(&preset).await?;
             waiting.extend(backlog.into_iter().map(|(image, _)| image));
+            scanned.push(preset);
         }
         waiting.sort();
         waiting.dedup();
         for chunk in waiting.chunks(500) {
             self.enqueue_all(chunk).await?;
+        }
+        // Only once the outbox holds the backlog: a start cut short before
+        // this scans again.
+        for preset in &scanned {
+            resources.mark_backlog_queued(preset).await?;
         }
         Ok(waiting.len())
     }

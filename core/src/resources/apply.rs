@@ -41,6 +41,20 @@ impl Resources {
             .await
     }
 
+    /// Whether the backlog of this spec was queued already: a start whose
+    /// presets did not change scans no image.
+    pub async fn backlog_queued(&self, spec: &CropSpec) -> Result<bool> {
+        let queued = self.repo.backlog_queued(&spec.code).await?;
+        Ok(queued.as_deref() == Some(spec.to_json().as_str()))
+    }
+
+    /// Records that the backlog of this spec is in the outbox.
+    pub async fn mark_backlog_queued(&self, spec: &CropSpec) -> Result<()> {
+        self.repo
+            .set_backlog_queued(&spec.code, Some(&spec.to_json()))
+            .await
+    }
+
     /// Removes a preset; the images that held its render, whose render jobs
     /// then delete it (unless a folder rule keeps that code).
     pub async fn delete_preset(&self, name: &str) -> Result<Vec<Uuid>> {
@@ -50,6 +64,7 @@ impl Resources {
         };
         let spec: CropSpec = parse(CROP_PRESET, json)?;
         self.repo.delete_resource(CROP_PRESET, name).await?;
+        self.repo.set_backlog_queued(&spec.code, None).await?;
         self.repo.images_with_render(&spec.code).await
     }
 

@@ -108,8 +108,8 @@ pub struct Viewer<'a> {
     pub prev: Option<&'a str>,
     pub next: Option<&'a str>,
     /// 1-based place in the folder, of `total`.
-    pub position: usize,
-    pub total: usize,
+    pub position: i64,
+    pub total: i64,
     pub download: bool,
 }
 

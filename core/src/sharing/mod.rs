@@ -12,7 +12,7 @@ pub mod viewer;
 pub mod visitors;
 
 use crate::auth::jwt::Signer;
-use crate::db::DynRepo;
+use crate::db::{DynRepo, Walk};
 use crate::domain::album::Album;
 use crate::domain::album::{Policy, PublishMode};
 use crate::domain::alias::AliasState;
@@ -103,49 +103,85 @@ pub struct SharingDto {
     pub server_publishing: bool,
 }
 
-/// A folder with everything the sharing rules look at.
+/// A folder, and its photos as its visitors see them: a page at a time,
+/// in its policy's order, from the database (never the whole folder but
+/// for a zip).
 pub struct Folder {
     pub album: Album,
-    /// Every photo, in the policy's order.
-    pub images: Vec<Image>,
+    repo: DynRepo,
 }
 
 impl Folder {
+    pub fn new(repo: &DynRepo, album: Album) -> Folder {
+        Folder {
+            album,
+            repo: repo.clone(),
+        }
+    }
+
     pub fn policy(&self) -> &Policy {
         &self.album.policy
     }
 
-    /// The photos visitors may see, in order.
-    pub fn visible(&self) -> impl Iterator<Item = &Image> {
-        self.images.iter().filter(|i| i.is_visible())
+    /// Up to `limit` visible photos after `from` (from the first when
+    /// `None`); `None` when `from` is not a visible photo of the folder.
+    pub async fn page(&self, from: Option<Uuid>, limit: u32) -> Result<Option<Vec<Image>>> {
+        let walk = Walk::forward(self.policy().order, from, limit);
+        self.repo.folder_walk(self.album.id, walk).await
+    }
+
+    /// The visible photo `skip` places before `from`, if there is one.
+    pub async fn before(&self, from: Uuid, skip: u32) -> Result<Option<Image>> {
+        let walk = Walk {
+            backward: true,
+            skip,
+            ..Walk::forward(self.policy().order, Some(from), 1)
+        };
+        let found = self.repo.folder_walk(self.album.id, walk).await?;
+        Ok(found.and_then(|mut v| v.pop()))
+    }
+
+    /// Every visible photo, in order: only a zip needs them all.
+    pub async fn all_visible(&self) -> Result<Vec<Image>> {
+        Ok(self.page(None, u32::MAX).await?.unwrap_or_default())
+    }
+
+    /// The photo, when the folder's visitors see it.
+    pub async fn photo(&self, id: Uuid) -> Result<Option<Image>> {
+        self.repo.folder_photo(self.album.id, id).await
+    }
+
+    /// How many visible photos come before `photo` (all of them when
+    /// `None`); `None` when it is not visible.
+    pub async fn rank(&self, photo: Option<Uuid>) -> Result<Option<i64>> {
+        let order = self.policy().order;
+        self.repo.folder_rank(self.album.id, order, photo).await
     }
 
     /// The cover photo and whether a chosen cover had to be dropped.
-    pub fn cover(&self) -> (Option<&Image>, bool) {
-        let chosen = self
-            .album
-            .cover_image_id
-            .and_then(|id| self.visible().find(|i| i.id == id));
+    pub async fn cover(&self) -> Result<(Option<Image>, bool)> {
+        let chosen = match self.album.cover_image_id {
+            Some(id) => self.photo(id).await?,
+            None => None,
+        };
         match (self.album.cover_image_id, chosen) {
-            (_, Some(c)) => (Some(c), false),
-            (Some(_), None) => (self.visible().next(), true),
-            (None, None) => (self.visible().next(), false),
+            (_, Some(c)) => Ok((Some(c), false)),
+            (chosen, None) => {
+                let first = self.page(None, 1).await?.unwrap_or_default();
+                Ok((first.into_iter().next(), chosen.is_some()))
+            }
         }
     }
-}
 
-impl Folder {
-    /// The folder's photos, in its policy's order.
-    pub async fn load(repo: &DynRepo, album: Album) -> Result<Folder> {
-        let mut images = repo.album_images(album.id).await?;
-        album.policy.sort(&mut images);
-        Ok(Folder { album, images })
+    pub async fn stats(&self) -> Result<Stats> {
+        let counts = self.repo.folder_counts(self.album.id).await?;
+        Ok(stats::from_counts(&counts, self.policy()))
     }
 }
 
 impl Sharing {
-    pub async fn folder(&self, album: Album) -> Result<Folder> {
-        Folder::load(&self.repo, album).await
+    pub fn folder(&self, album: Album) -> Folder {
+        Folder::new(&self.repo, album)
     }
 
     pub async fn owned(&self, owner: Uuid, album: Uuid) -> Result<Album> {
@@ -175,7 +211,7 @@ impl Sharing {
     }
 
     /// The renders of many photos, in one query.
-    pub async fn renders_of(&self, images: &[&Image]) -> Result<Vec<Render>> {
+    pub async fn renders_of(&self, images: &[Image]) -> Result<Vec<Render>> {
         let ids: Vec<Uuid> = images.iter().map(|i| i.id).collect();
         self.repo.renders_of(&ids).await
     }
@@ -224,8 +260,8 @@ impl Sharing {
         let used = self.repo.aliases_used(owner).await?;
         let limit = self.limit_of(owner).await?;
         let state = self.state(&album);
-        let folder = self.folder(album).await?;
-        let (cover, was_reset) = folder.cover();
+        let folder = self.folder(album);
+        let (cover, was_reset) = folder.cover().await?;
         let a = &folder.album;
         Ok(SharingDto {
             album_id: a.id,
@@ -241,7 +277,7 @@ impl Sharing {
                 was_reset,
                 image_id: cover.map(|c| c.id),
             },
-            stats: stats::stats(&folder.images, folder.policy()),
+            stats: folder.stats().await?,
             moderation: Moderation::from(&a.takedown),
             republish,
             server_publishing: self.server_publishing,

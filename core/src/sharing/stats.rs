@@ -1,7 +1,8 @@
 //! sharingStatsDTO, counted with the same rules the visitor pages apply.
 
 use crate::domain::album::Policy;
-use crate::domain::image::{Eligibility, Image};
+use crate::domain::counts::{count, FolderCounts};
+use crate::domain::image::Image;
 use serde::Serialize;
 
 #[derive(Debug, Default, Clone, Serialize, PartialEq, Eq, schemars::JsonSchema)]
@@ -40,43 +41,33 @@ pub struct Stats {
     pub exposing_location: i64,
 }
 
-fn count(g: &mut Group, has: bool, allowed: bool) {
-    match (has, allowed) {
-        (true, true) => g.visible += 1,
-        (true, false) => g.disabled_on_photo += 1,
-        _ => {}
+/// The stats from the database's counts of the folder (`FolderRepo`),
+/// which apply the rules of `domain::counts::count`.
+pub fn from_counts(c: &FolderCounts, policy: &Policy) -> Stats {
+    let group = |(visible, disabled_on_photo)| Group {
+        visible,
+        disabled_on_photo,
+    };
+    Stats {
+        visible: c.visible,
+        total: c.total,
+        breakdown: Breakdown {
+            processing: c.processing,
+            failed: c.failed,
+            too_small: c.too_small,
+            taken_down: c.taken_down,
+        },
+        exif: ExifStats {
+            location: group(c.gps),
+            date: group(c.date),
+            camera: group(c.camera),
+        },
+        captioned: c.captioned,
+        exposing_location: if policy.show_location { c.gps.0 } else { 0 },
     }
 }
 
+/// The stats of a folder's photos, by the domain's rules.
 pub fn stats(images: &[Image], policy: &Policy) -> Stats {
-    let mut s = Stats {
-        total: images.len() as i64,
-        ..Default::default()
-    };
-    for image in images {
-        let gone = match image.eligibility() {
-            Eligibility::Visible => None,
-            Eligibility::Processing => Some(&mut s.breakdown.processing),
-            Eligibility::Failed => Some(&mut s.breakdown.failed),
-            Eligibility::TooSmall => Some(&mut s.breakdown.too_small),
-            Eligibility::TakenDown => Some(&mut s.breakdown.taken_down),
-        };
-        if let Some(n) = gone {
-            *n += 1;
-            continue;
-        }
-        s.visible += 1;
-        let (exif, allowed) = (&image.exif, image.exif_visibility);
-        let has_camera = exif.has_camera();
-        count(&mut s.exif.location, exif.gps.is_some(), allowed.gps);
-        count(&mut s.exif.date, exif.taken_at.is_some(), allowed.datetime);
-        count(&mut s.exif.camera, has_camera, allowed.camera);
-        if exif.gps.is_some() && allowed.gps && policy.show_location {
-            s.exposing_location += 1;
-        }
-        if image.is_captioned() {
-            s.captioned += 1;
-        }
-    }
-    s
+    from_counts(&count(images), policy)
 }

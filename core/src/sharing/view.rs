@@ -214,7 +214,7 @@ pub fn best_render(image: &Image, renders: &[Render]) -> Option<(String, &'stati
 /// The entries of a folder zip, in the given order, named
 /// `{n}-{photo id}.{ext}`: the originals (`full`) or the best render of
 /// each photo that has one.
-pub fn zip_entries(photos: &[&Image], renders: &[Render], full: bool) -> Vec<Entry> {
+pub fn zip_entries(photos: &[Image], renders: &[Render], full: bool) -> Vec<Entry> {
     let mut entries = Vec::with_capacity(photos.len());
     for (n, image) in photos.iter().enumerate() {
         let found = if full {

@@ -29,8 +29,8 @@ impl Sharing {
         if album.mode != PublishMode::Public || !self.is_live(&album) {
             return Ok(None);
         }
-        let folder = self.folder(album.clone()).await?;
-        if !folder.visible().any(|i| i.id == photo) {
+        let folder = self.folder(album.clone());
+        if folder.photo(photo).await?.is_none() {
             return Ok(None);
         }
         let aliases = self.repo.aliases_of(album.id).await?;
@@ -45,22 +45,25 @@ impl Sharing {
             Err(to) => return Ok(Visit::Redirect(urls::in_folder(&to, photo))),
         };
         let unlisted = found.album.mode == PublishMode::Unlisted;
-        let folder = self.folder(found.album).await?;
-        let visible: Vec<&Image> = folder.visible().collect();
-        let at = visible
-            .iter()
-            .position(|i| i.id == photo)
-            .ok_or(Error::NotFound)?;
-        let view = self.views(&folder, &[visible[at]]).await?;
+        let folder = self.folder(found.album);
+        let shown = folder.photo(photo).await?.ok_or(Error::NotFound)?;
+        let at = folder.rank(Some(photo)).await?.ok_or(Error::NotFound)?;
+        let total = folder.rank(None).await?.unwrap_or_default();
+        let view = self.views(&folder, &[shown]).await?;
         let view = view.first().ok_or(Error::NotFound)?;
-        let link = |i: usize| visible.get(i).map(|p| urls::in_folder(&found.base, p.id));
-        let prev = at.checked_sub(1).and_then(link);
-        let next = link(at + 1);
+        let link = |p: Option<Image>| p.map(|p| urls::in_folder(&found.base, p.id));
+        let prev = link(folder.before(photo, 0).await?);
+        let next = folder.page(Some(photo), 1).await?.unwrap_or_default();
+        let next = link(next.into_iter().next());
         // The grid page that holds the photo: after the last photo of the
         // page before it (`visitors::page` cuts PAGE_SIZE at a time).
-        let page_start = at - at % PAGE_SIZE;
-        let back = match page_start.checked_sub(1).map(|i| visible[i].id) {
-            Some(before) => format!("{}?after={}#photo-{photo}", found.base, cursor(before)),
+        let into_page = (at % PAGE_SIZE as i64) as u32;
+        let before_page = match at >= PAGE_SIZE as i64 {
+            true => folder.before(photo, into_page).await?,
+            false => None,
+        };
+        let back = match before_page {
+            Some(before) => format!("{}?after={}#photo-{photo}", found.base, cursor(before.id)),
             None => format!("{}#photo-{photo}", found.base),
         };
         let page_url = urls::absolute(&self.base_url, &urls::in_folder(&found.base, photo));
@@ -75,7 +78,7 @@ impl Sharing {
             prev: prev.as_deref(),
             next: next.as_deref(),
             position: at + 1,
-            total: visible.len(),
+            total,
             download: folder.policy().allow_download,
         };
         Ok(Visit::Page {

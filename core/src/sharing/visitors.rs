@@ -5,7 +5,7 @@
 //! with a bare 404.
 
 use super::html::{self, AlbumPage, Feed, FeedContent, FeedEntry, Grid, PhotoPage};
-use super::stats::{stats, Stats};
+use super::stats::Stats;
 use super::view::{facts, folder_exif, photo_view, whole_frames, zip_entries, PhotoView};
 use super::{Folder, Sharing};
 use crate::archive::Entry;
@@ -85,21 +85,21 @@ fn parse_cursor(after: &str) -> Result<Uuid> {
     Uuid::from_slice(&bytes).map_err(|_| Error::invalid("after", "is not a cursor"))
 }
 
-/// The photos after the cursor photo, and the next cursor ("" at the end).
-/// A cursor photo that is no longer visible is 2003: start again.
-fn page<'a>(visible: &[&'a Image], after: Option<&str>) -> Result<(Vec<&'a Image>, String)> {
-    let start = match after.filter(|a| !a.is_empty()) {
-        None => 0,
-        Some(a) => {
-            let id = parse_cursor(a)?;
-            let at = visible.iter().position(|i| i.id == id);
-            at.ok_or(Error::CursorStale)? + 1
-        }
-    };
-    let rest = visible.get(start..).unwrap_or_default();
-    let shown: Vec<&Image> = rest.iter().take(PAGE_SIZE).copied().collect();
+/// The grid page after the cursor photo, and the next cursor ("" at the
+/// end). A cursor photo that is no longer visible is 2003: start again.
+async fn page(folder: &Folder, after: Option<&str>) -> Result<(Vec<Image>, String)> {
+    let from = after
+        .filter(|a| !a.is_empty())
+        .map(parse_cursor)
+        .transpose()?;
+    let mut shown = folder
+        .page(from, PAGE_SIZE as u32 + 1)
+        .await?
+        .ok_or(Error::CursorStale)?;
+    let more = shown.len() > PAGE_SIZE;
+    shown.truncate(PAGE_SIZE);
     let next = match shown.last() {
-        Some(last) if rest.len() > PAGE_SIZE => cursor(last.id),
+        Some(last) if more => cursor(last.id),
         _ => String::new(),
     };
     Ok((shown, next))
@@ -112,7 +112,7 @@ pub(super) struct Found {
 }
 
 impl Sharing {
-    pub(super) async fn views(&self, folder: &Folder, photos: &[&Image]) -> Result<Vec<PhotoView>> {
+    pub(super) async fn views(&self, folder: &Folder, photos: &[Image]) -> Result<Vec<PhotoView>> {
         let renders = self.renders_of(photos).await?;
         let ids: Vec<Uuid> = photos.iter().map(|p| p.id).collect();
         let details = self.repo.details_of(&ids).await?;
@@ -133,8 +133,10 @@ impl Sharing {
     /// width and height): the owner's focal point, else the most salient
     /// point the render job found.
     async fn cover_at(&self, folder: &Folder) -> Result<Option<(u8, u8)>> {
-        let (Some(cover), CoverFocus::Smart) = (folder.cover().0, folder.policy().cover_focus)
-        else {
+        if folder.policy().cover_focus != CoverFocus::Smart {
+            return Ok(None);
+        }
+        let Some(cover) = folder.cover().await?.0 else {
             return Ok(None);
         };
         Ok(self.repo.details(cover.id).await?.cover_tenths())
@@ -149,8 +151,7 @@ impl Sharing {
         after: Option<&str>,
         base: Option<&str>,
     ) -> Result<(String, String)> {
-        let visible: Vec<&Image> = folder.visible().collect();
-        let (shown, next_after) = page(&visible, after)?;
+        let (shown, next_after) = page(folder, after).await?;
         let mut photos = self.views(folder, &shown).await?;
         if let Some(base) = base {
             for p in &mut photos {
@@ -167,7 +168,7 @@ impl Sharing {
     }
 
     async fn cover_view(&self, folder: &Folder) -> Result<Option<PhotoView>> {
-        let (cover, _) = folder.cover();
+        let (cover, _) = folder.cover().await?;
         let Some(cover) = cover else { return Ok(None) };
         let views = self.views(folder, &[cover]).await?;
         Ok(views.into_iter().next())
@@ -175,14 +176,15 @@ impl Sharing {
 
     /// `album.preview`: the folder as a visitor would see it, in any state.
     pub async fn preview(&self, owner: Uuid, album: Uuid, after: Option<&str>) -> Result<Preview> {
-        let folder = self.folder(self.owned(owner, album).await?).await?;
+        let folder = self.folder(self.owned(owner, album).await?);
         let (html, next_after) = self.grid(&folder, after, None).await?;
-        let any_visible = folder.visible().next().is_some();
+        let stats = folder.stats().await?;
+        let any_visible = stats.visible > 0;
         Ok(Preview {
             html,
             stylesheet_url: urls::absolute(&self.base_url, urls::routes::STYLESHEET),
             visitor_state: visitor_state(&folder.album, self.server_publishing, any_visible),
-            stats: stats(&folder.images, folder.policy()),
+            stats,
             next_after,
             og_image_url: self.cover_view(&folder).await?.map(|v| v.full),
         })
@@ -240,13 +242,14 @@ impl Sharing {
             Err(to) => return Ok(Visit::Redirect(to)),
         };
         let unlisted = found.album.mode == PublishMode::Unlisted;
-        let folder = self.folder(found.album).await?;
+        let folder = self.folder(found.album);
         let (grid, _) = self.grid(&folder, after, Some(&found.base)).await?;
         let cover = self.cover_view(&folder).await?;
         let cover_at = self.cover_at(&folder).await?;
         // The automatic cover is the grid's first photo: shown at the top
         // of the first page it would repeat right above itself.
-        let first = folder.visible().next().map(|i| i.id);
+        let first = folder.page(None, 1).await?.unwrap_or_default();
+        let first = first.first().map(|i| i.id);
         let repeats = after.is_none_or(str::is_empty) && cover.as_ref().map(|c| c.id) == first;
         let header = cover.as_ref().filter(|_| !repeats).map(|c| c.full.as_str());
         let feed = urls::feed(&found.base);
@@ -280,11 +283,14 @@ impl Sharing {
             Ok(f) => f,
             Err(to) => return Ok(Served::Moved(to)),
         };
-        let folder = self.folder(found.album).await?;
+        let folder = self.folder(found.album);
         if folder.album.mode != PublishMode::Public || !folder.policy().feed {
             return Err(Error::NotFound);
         }
-        let visible: Vec<&Image> = folder.visible().take(FEED_SIZE).collect();
+        let visible = folder
+            .page(None, FEED_SIZE as u32)
+            .await?
+            .unwrap_or_default();
         let photos = self.views(&folder, &visible).await?;
         let mut entries = Vec::with_capacity(photos.len());
         for p in &photos {
@@ -323,11 +329,11 @@ impl Sharing {
             Ok(f) => f,
             Err(to) => return Ok(Served::Moved(to)),
         };
-        let folder = self.folder(found.album).await?;
+        let folder = self.folder(found.album);
         if !folder.policy().allow_download {
             return Err(Error::NotFound);
         }
-        let visible: Vec<&Image> = folder.visible().collect();
+        let visible = folder.all_visible().await?;
         let renders = self.renders_of(&visible).await?;
         Ok(Served::Here(zip_entries(&visible, &renders, false)))
     }

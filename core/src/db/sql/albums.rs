@@ -17,7 +17,7 @@ use uuid::Uuid;
 pub(super) const ALBUM_COLS: &str =
     "a.id, a.owner_id, a.name, a.description, a.is_default, a.created_at, a.mode, \
      a.last_published_mode, a.published_at, a.policy, a.cover_image_id, a.taken_down_at, \
-     a.takedown_reason, (SELECT COUNT(*) FROM images i WHERE i.album_id = a.id) AS image_count";
+     a.takedown_reason, a.image_count";
 
 pub(super) fn album_row(r: &AnyRow) -> Result<Album> {
     Ok(Album {

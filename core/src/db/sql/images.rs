@@ -5,7 +5,7 @@ use super::{lenient, map_rows, opt_state, state, unsigned, uuid, SqlRepo};
 use crate::db::images::*;
 use crate::db::RenderRepo;
 use crate::domain::crop::Format;
-use crate::domain::image::{Image, ImageStatus, Visibility};
+use crate::domain::image::{captioned, Image, ImageStatus, Visibility};
 use crate::domain::moderation::Takedown;
 use crate::domain::render::Render;
 use crate::Result;
@@ -16,7 +16,8 @@ use uuid::Uuid;
 
 const IMAGE_INSERT_COLS: &str =
     "id, owner_id, album_id, title, description, status, format, width, height, \
-     size_bytes, original_key, exif, exif_visibility, visibility, taken_at, sort_at, created_at";
+     size_bytes, original_key, exif, exif_visibility, visibility, taken_at, sort_at, created_at, \
+     has_gps, has_date, has_camera, show_gps, show_date, show_camera, captioned";
 
 /// `taken_down_at`/`takedown_reason` are the photo's effective takedown:
 /// its own, else one carried from a folder it was in when that folder was
@@ -86,7 +87,8 @@ impl ImageRepo for SqlRepo {
         let mut tx = self.pool.begin().await?;
         sqlx::query(&format!(
             "INSERT INTO images ({IMAGE_INSERT_COLS}) VALUES \
-             ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)"
+             ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, \
+             $18, $19, $20, $21, $22, $23, $24)"
         ))
         .bind(i.id.to_string())
         .bind(i.owner_id.to_string())
@@ -105,6 +107,13 @@ impl ImageRepo for SqlRepo {
         .bind(i.taken_at)
         .bind(i.sort_at)
         .bind(i.created_at)
+        .bind(i64::from(i.exif.gps.is_some()))
+        .bind(i64::from(i.exif.taken_at.is_some()))
+        .bind(i64::from(i.exif.has_camera()))
+        .bind(i64::from(i.exif_visibility.gps))
+        .bind(i64::from(i.exif_visibility.datetime))
+        .bind(i64::from(i.exif_visibility.camera))
+        .bind(i64::from(i.is_captioned()))
         .execute(&mut *tx)
         .await?;
         for r in renders {
@@ -193,7 +202,9 @@ impl ImageRepo for SqlRepo {
             "UPDATE images SET title = COALESCE($3, title), description = COALESCE($4, description), \
              membership = membership + CASE WHEN $5 IS NULL OR $5 = album_id THEN 0 ELSE 1 END, \
              album_id = COALESCE($5, album_id), visibility = COALESCE($6, visibility), \
-             exif_visibility = COALESCE($7, exif_visibility) WHERE id = $1 AND owner_id = $2",
+             exif_visibility = COALESCE($7, exif_visibility), show_gps = COALESCE($8, show_gps), \
+             show_date = COALESCE($9, show_date), show_camera = COALESCE($10, show_camera) \
+             WHERE id = $1 AND owner_id = $2",
         )
         .bind(id.to_string())
         .bind(owner.to_string())
@@ -202,8 +213,14 @@ impl ImageRepo for SqlRepo {
         .bind(c.album_id.map(|a| a.to_string()))
         .bind(c.visibility.map(|v| v.as_str()))
         .bind(c.exif_visibility.as_ref().map(to_json))
+        .bind(c.exif_visibility.map(|v| i64::from(v.gps)))
+        .bind(c.exif_visibility.map(|v| i64::from(v.datetime)))
+        .bind(c.exif_visibility.map(|v| i64::from(v.camera)))
         .execute(&mut *tx)
         .await?;
+        if c.title.is_some() || c.description.is_some() {
+            set_captioned(&mut tx, id).await?;
+        }
         if c.album_id.is_some() {
             cover_in_taken_down_folder(&mut *tx, "i.id", id).await?;
         }
@@ -256,6 +273,23 @@ pub(super) async fn cover_in_taken_down_folder<'e>(
     .bind(id.to_string())
     .execute(db)
     .await?;
+    Ok(())
+}
+
+/// `captioned` from the stored title and description, by the domain's rule.
+async fn set_captioned(tx: &mut sqlx::Transaction<'_, sqlx::Any>, id: Uuid) -> Result<()> {
+    let row = sqlx::query("SELECT title, description FROM images WHERE id = $1")
+        .bind(id.to_string())
+        .fetch_optional(&mut **tx)
+        .await?;
+    let Some(row) = row else { return Ok(()) };
+    let (title, description): (String, String) =
+        (row.try_get("title")?, row.try_get("description")?);
+    sqlx::query("UPDATE images SET captioned = $2 WHERE id = $1")
+        .bind(id.to_string())
+        .bind(i64::from(captioned(&title, &description)))
+        .execute(&mut **tx)
+        .await?;
     Ok(())
 }
 

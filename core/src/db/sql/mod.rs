@@ -4,6 +4,7 @@ mod accounts;
 mod albums;
 mod budget;
 mod details;
+mod folders;
 mod images;
 mod jobs;
 mod outbox;

@@ -77,4 +77,26 @@ impl ResourceRepo for SqlRepo {
             .map(|r| Ok((uuid(r, "owner_id")?, r.try_get("n")?)))
             .collect()
     }
+
+    async fn backlog_queued(&self, code: &str) -> Result<Option<String>> {
+        let row = sqlx::query("SELECT spec FROM preset_backlogs WHERE code = $1")
+            .bind(code)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row.map(|r| r.try_get("spec")).transpose()?)
+    }
+
+    async fn set_backlog_queued(&self, code: &str, spec: Option<&str>) -> Result<()> {
+        let q = match spec {
+            Some(spec) => sqlx::query(
+                "INSERT INTO preset_backlogs (code, spec) VALUES ($1, $2) \
+                 ON CONFLICT (code) DO UPDATE SET spec = excluded.spec",
+            )
+            .bind(code)
+            .bind(spec),
+            None => sqlx::query("DELETE FROM preset_backlogs WHERE code = $1").bind(code),
+        };
+        q.execute(&self.pool).await?;
+        Ok(())
+    }
 }

@@ -1,0 +1,55 @@
+//! The repository role for a folder's visitor view: its visible photos in
+//! the policy's order, a page at a time from a photo (a keyset walk over
+//! an index in that order, never the whole folder), their counts, and the
+//! folder's stats as one aggregate.
+
+use crate::domain::album::Order;
+pub use crate::domain::counts::FolderCounts;
+use crate::domain::image::Image;
+use crate::Result;
+use async_trait::async_trait;
+use uuid::Uuid;
+
+/// A stretch of a folder's visible photos.
+#[derive(Debug, Clone, Copy)]
+pub struct Walk {
+    pub order: Order,
+    /// Start after this photo (before it when `backward`); the first
+    /// photo of the order when `None`.
+    pub from: Option<Uuid>,
+    /// Towards the start of the order.
+    pub backward: bool,
+    /// Photos passed over first.
+    pub skip: u32,
+    pub limit: u32,
+}
+
+impl Walk {
+    pub fn forward(order: Order, from: Option<Uuid>, limit: u32) -> Walk {
+        Walk {
+            order,
+            from,
+            backward: false,
+            skip: 0,
+            limit,
+        }
+    }
+}
+
+#[async_trait]
+pub trait FolderRepo {
+    /// The photos of the walk; `None` when `from` is not a photo visitors
+    /// of the folder see.
+    async fn folder_walk(&self, album: Uuid, walk: Walk) -> Result<Option<Vec<Image>>>;
+    /// How many visible photos come before `photo` in the order (all of
+    /// them when `None`); `None` when `photo` is not visible there.
+    async fn folder_rank(
+        &self,
+        album: Uuid,
+        order: Order,
+        photo: Option<Uuid>,
+    ) -> Result<Option<i64>>;
+    /// The photo, when visitors of the folder see it.
+    async fn folder_photo(&self, album: Uuid, photo: Uuid) -> Result<Option<Image>>;
+    async fn folder_counts(&self, album: Uuid) -> Result<FolderCounts>;
+}

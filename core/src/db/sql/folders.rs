@@ -1,0 +1,356 @@
+//! `FolderRepo` for `SqlRepo`: keyset walks of a folder's visible photos.
+//!
+//! Each order is one or two segments, each walked over the index that
+//! matches its filter and order (`images_album_order`,
+//! `images_album_uploaded`, `images_album_manual`), from the anchor photo's
+//! own sort keys: a page costs its own rows whatever the folder's size.
+
+use super::images::{image_row, IMAGE_COLS};
+use super::{map_rows, SqlRepo};
+use crate::db::folders::{FolderCounts, FolderRepo, Walk};
+use crate::domain::album::Order;
+use crate::domain::image::{Image, MIN_VISIBLE_SIDE};
+use crate::Result;
+use async_trait::async_trait;
+use sqlx::any::AnyArguments;
+use sqlx::query::Query;
+use sqlx::{Any, Row};
+use std::sync::LazyLock;
+use uuid::Uuid;
+
+/// `domain::image::Image::eligibility` of the photos of folder `$1`, in
+/// SQL: a photo's own takedown, one carried from a folder, its folder's;
+/// then processing or failed; then too small. `counts` applies the same
+/// steps; a unit test holds both to the Rust rule.
+static TAKEN_DOWN: &str = "(images.taken_down_at IS NOT NULL \
+     OR EXISTS (SELECT 1 FROM takedown_covers c WHERE c.image_id = images.id) \
+     OR EXISTS (SELECT 1 FROM albums a WHERE a.id = images.album_id AND a.taken_down_at IS NOT NULL))";
+
+static VISIBLE: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "images.album_id = $1 AND images.status = 'ready' \
+         AND (images.width >= {MIN_VISIBLE_SIDE} OR images.height >= {MIN_VISIBLE_SIDE}) \
+         AND NOT {TAKEN_DOWN}"
+    )
+});
+
+#[derive(Clone, Copy)]
+struct Key {
+    col: &'static str,
+    desc: bool,
+}
+
+const fn key(col: &'static str, desc: bool) -> Key {
+    Key { col, desc }
+}
+
+struct Segment {
+    filter: &'static str,
+    keys: &'static [Key],
+}
+
+const TAKEN_DESC: &[Key] = &[key("sort_at", true), key("id", true)];
+const TAKEN_ASC: &[Key] = &[key("sort_at", false), key("id", false)];
+const UPLOADED_DESC: &[Key] = &[key("created_at", true), key("id", true)];
+const UPLOADED_ASC: &[Key] = &[key("created_at", false), key("id", false)];
+const PLACED: &[Key] = &[
+    key("position", false),
+    key("sort_at", true),
+    key("id", true),
+];
+
+/// `domain::album::Policy::sort` as segments walked one after the other:
+/// manual is the placed photos by position, then the others newest taken
+/// first.
+fn segments(order: Order) -> Vec<Segment> {
+    let all = |keys| vec![Segment { filter: "", keys }];
+    match order {
+        Order::TakenDesc => all(TAKEN_DESC),
+        Order::TakenAsc => all(TAKEN_ASC),
+        Order::UploadedDesc => all(UPLOADED_DESC),
+        Order::UploadedAsc => all(UPLOADED_ASC),
+        Order::Manual => vec![
+            Segment {
+                filter: "AND position IS NOT NULL",
+                keys: PLACED,
+            },
+            Segment {
+                filter: "AND position IS NULL",
+                keys: TAKEN_DESC,
+            },
+        ],
+    }
+}
+
+/// The sort keys of the photo a walk starts from.
+struct Anchor {
+    id: String,
+    sort_at: i64,
+    created_at: i64,
+    position: Option<i64>,
+}
+
+impl Anchor {
+    fn value(&self, col: &str) -> Val {
+        match col {
+            "id" => Val::Text(self.id.clone()),
+            "sort_at" => Val::Int(self.sort_at),
+            "created_at" => Val::Int(self.created_at),
+            _ => Val::Int(self.position.unwrap_or_default()),
+        }
+    }
+
+    /// Which segment of the order holds it.
+    fn segment(&self, order: Order) -> usize {
+        usize::from(order == Order::Manual && self.position.is_none())
+    }
+}
+
+enum Val {
+    Int(i64),
+    Text(String),
+}
+
+fn bind_all<'q>(
+    mut q: Query<'q, Any, AnyArguments<'q>>,
+    vals: Vec<Val>,
+) -> Query<'q, Any, AnyArguments<'q>> {
+    for v in vals {
+        q = match v {
+            Val::Int(n) => q.bind(n),
+            Val::Text(s) => q.bind(s),
+        };
+    }
+    q
+}
+
+/// `AND` the rows strictly past the anchor in the walk's direction, with
+/// its values bound from `$2`. One direction is a row comparison (an index
+/// bound on both engines); mixed directions spell the comparison out
+/// behind a bound on the first key.
+fn past(keys: &[Key], backward: bool, at: &Anchor, vals: &mut Vec<Val>) -> String {
+    let op = |k: &Key| if k.desc != backward { "<" } else { ">" };
+    let mut slot = |k: &Key| {
+        vals.push(at.value(k.col));
+        format!("${}", vals.len() + 1)
+    };
+    if keys.iter().all(|k| k.desc == keys[0].desc) {
+        let cols: Vec<&str> = keys.iter().map(|k| k.col).collect();
+        let slots: Vec<String> = keys.iter().map(&mut slot).collect();
+        return format!(
+            "AND ({}) {} ({})",
+            cols.join(", "),
+            op(&keys[0]),
+            slots.join(", ")
+        );
+    }
+    let slots: Vec<String> = keys.iter().map(&mut slot).collect();
+    let mut cond = format!(
+        "{} {} {}",
+        keys[keys.len() - 1].col,
+        op(&keys[keys.len() - 1]),
+        slots[keys.len() - 1]
+    );
+    for (k, s) in keys.iter().zip(&slots).rev().skip(1) {
+        cond = format!(
+            "({c} {o} {s} OR ({c} = {s} AND {cond}))",
+            c = k.col,
+            o = op(k)
+        );
+    }
+    format!(
+        "AND {c} {o}= {s} AND {cond}",
+        c = keys[0].col,
+        o = op(&keys[0]),
+        s = slots[0]
+    )
+}
+
+fn order_by(keys: &[Key], backward: bool) -> String {
+    let dir = |k: &Key| if k.desc != backward { "DESC" } else { "ASC" };
+    let parts: Vec<String> = keys
+        .iter()
+        .map(|k| format!("{} {}", k.col, dir(k)))
+        .collect();
+    parts.join(", ")
+}
+
+impl SqlRepo {
+    async fn anchor(&self, album: Uuid, photo: Uuid) -> Result<Option<Anchor>> {
+        let q = format!(
+            "SELECT id, sort_at, created_at, position FROM images WHERE {} AND id = $2",
+            *VISIBLE
+        );
+        let row = sqlx::query(&q)
+            .bind(album.to_string())
+            .bind(photo.to_string())
+            .fetch_optional(&self.pool)
+            .await?;
+        row.map(|r| {
+            Ok(Anchor {
+                id: r.try_get("id")?,
+                sort_at: r.try_get("sort_at")?,
+                created_at: r.try_get("created_at")?,
+                position: r.try_get("position")?,
+            })
+        })
+        .transpose()
+    }
+
+    /// The segments a walk goes through, the first from the anchor on.
+    async fn stretch(
+        &self,
+        album: Uuid,
+        order: Order,
+        from: Option<Uuid>,
+        backward: bool,
+    ) -> Result<Option<Vec<(Segment, Option<Anchor>)>>> {
+        let anchor = match from {
+            None => None,
+            Some(id) => match self.anchor(album, id).await? {
+                None => return Ok(None),
+                Some(a) => Some(a),
+            },
+        };
+        let segs = segments(order);
+        let last = segs.len() - 1;
+        let start = anchor
+            .as_ref()
+            .map_or(if backward { last } else { 0 }, |a| a.segment(order));
+        // Backward goes through the anchor's segment and those before it,
+        // last first.
+        let picked: Vec<Segment> = if backward {
+            segs.into_iter().take(start + 1).rev().collect()
+        } else {
+            segs.into_iter().skip(start).collect()
+        };
+        let mut anchor = anchor;
+        let out = picked.into_iter().map(|s| (s, anchor.take())).collect();
+        Ok(Some(out))
+    }
+}
+
+#[async_trait]
+impl FolderRepo for SqlRepo {
+    async fn folder_walk(&self, album: Uuid, walk: Walk) -> Result<Option<Vec<Image>>> {
+        let Some(stretch) = self
+            .stretch(album, walk.order, walk.from, walk.backward)
+            .await?
+        else {
+            return Ok(None);
+        };
+        let want = u64::from(walk.skip) + u64::from(walk.limit);
+        let mut out: Vec<Image> = Vec::new();
+        for (seg, anchor) in stretch {
+            let left = want.saturating_sub(out.len() as u64);
+            if left == 0 {
+                break;
+            }
+            let mut vals = Vec::new();
+            let cond = anchor
+                .as_ref()
+                .map(|a| past(seg.keys, walk.backward, a, &mut vals))
+                .unwrap_or_default();
+            let q = format!(
+                "SELECT {IMAGE_COLS} FROM images WHERE {} {} {cond} ORDER BY {} LIMIT {left}",
+                *VISIBLE,
+                seg.filter,
+                order_by(seg.keys, walk.backward)
+            );
+            let rows = bind_all(sqlx::query(&q).bind(album.to_string()), vals)
+                .fetch_all(&self.pool)
+                .await?;
+            out.extend(map_rows(&rows, image_row)?);
+        }
+        let skip = out.len().min(walk.skip as usize);
+        out.drain(..skip);
+        Ok(Some(out))
+    }
+
+    async fn folder_rank(
+        &self,
+        album: Uuid,
+        order: Order,
+        photo: Option<Uuid>,
+    ) -> Result<Option<i64>> {
+        let Some(stretch) = self.stretch(album, order, photo, true).await? else {
+            return Ok(None);
+        };
+        let mut n = 0;
+        for (seg, anchor) in stretch {
+            let mut vals = Vec::new();
+            let cond = anchor
+                .as_ref()
+                .map(|a| past(seg.keys, true, a, &mut vals))
+                .unwrap_or_default();
+            let q = format!(
+                "SELECT COUNT(*) AS n FROM images WHERE {} {} {cond}",
+                *VISIBLE, seg.filter
+            );
+            let row = bind_all(sqlx::query(&q).bind(album.to_string()), vals)
+                .fetch_one(&self.pool)
+                .await?;
+            n += row.try_get::<i64, _>("n")?;
+        }
+        Ok(Some(n))
+    }
+
+    async fn folder_photo(&self, album: Uuid, photo: Uuid) -> Result<Option<Image>> {
+        let q = format!(
+            "SELECT {IMAGE_COLS} FROM images WHERE {} AND id = $2",
+            *VISIBLE
+        );
+        let row = sqlx::query(&q)
+            .bind(album.to_string())
+            .bind(photo.to_string())
+            .fetch_optional(&self.pool)
+            .await?;
+        row.as_ref().map(image_row).transpose()
+    }
+
+    async fn folder_counts(&self, album: Uuid) -> Result<FolderCounts> {
+        let q = format!(
+            "SELECT CASE WHEN {TAKEN_DOWN} THEN 'taken_down' \
+               WHEN status <> 'ready' THEN status \
+               WHEN width < {MIN_VISIBLE_SIDE} AND height < {MIN_VISIBLE_SIDE} THEN 'too_small' \
+               ELSE 'visible' END AS class, COUNT(*) AS n, \
+             CAST(SUM(has_gps * show_gps) AS BIGINT) AS gps_on, \
+             CAST(SUM(has_gps * (1 - show_gps)) AS BIGINT) AS gps_off, \
+             CAST(SUM(has_date * show_date) AS BIGINT) AS date_on, \
+             CAST(SUM(has_date * (1 - show_date)) AS BIGINT) AS date_off, \
+             CAST(SUM(has_camera * show_camera) AS BIGINT) AS camera_on, \
+             CAST(SUM(has_camera * (1 - show_camera)) AS BIGINT) AS camera_off, \
+             CAST(SUM(captioned) AS BIGINT) AS captioned \
+             FROM images WHERE album_id = $1 GROUP BY 1"
+        );
+        let rows = sqlx::query(&q)
+            .bind(album.to_string())
+            .fetch_all(&self.pool)
+            .await?;
+        let mut c = FolderCounts::default();
+        for r in &rows {
+            let n: i64 = r.try_get("n")?;
+            c.total += n;
+            let class: String = r.try_get("class")?;
+            match class.as_str() {
+                "taken_down" => c.taken_down = n,
+                "processing" => c.processing = n,
+                "failed" => c.failed = n,
+                "too_small" => c.too_small = n,
+                _ => {
+                    let get = |col: &str| r.try_get::<i64, _>(col);
+                    c.visible = n;
+                    c.gps = (get("gps_on")?, get("gps_off")?);
+                    c.date = (get("date_on")?, get("date_off")?);
+                    c.camera = (get("camera_on")?, get("camera_off")?);
+                    c.captioned = get("captioned")?;
+                }
+            }
+        }
+        Ok(c)
+    }
+}
+
+#[cfg(test)]
+#[path = "folders_tests.rs"]
+mod tests;

@@ -1,0 +1,241 @@
+//! The SQL walks and counts of `folders` against the domain's own rules
+//! (`Policy::sort`, `Image::is_visible`, `sharing::stats::stats`), on a
+//! folder with every kind of photo, ties in every sort key and positions
+//! given twice.
+
+use super::SqlRepo;
+use crate::db::{AlbumRepo, FolderRepo, ImageChange, ImageRepo, UserRepo, Walk};
+use crate::domain::accounts::User;
+use crate::domain::album::{Album, Order, Policy};
+use crate::domain::counts::count;
+use crate::domain::crop::Format;
+use crate::domain::exif::{ExifInfo, ExifVisibility, Gps};
+use crate::domain::image::{Image, ImageStatus};
+use crate::domain::moderation::Takedown;
+use uuid::Uuid;
+
+fn photo(n: u32, owner: Uuid, album: Uuid) -> Image {
+    let status = match n % 9 {
+        0 => ImageStatus::Processing,
+        1 => ImageStatus::Failed,
+        _ => ImageStatus::Ready,
+    };
+    let side = if n % 11 == 3 { 150 } else { 1200 };
+    let exif = ExifInfo {
+        taken_at: n
+            .is_multiple_of(2)
+            .then(|| "2024-03-03T14:05:09Z".to_owned()),
+        camera_make: n.is_multiple_of(3).then(|| "Canon".to_owned()),
+        gps: n.is_multiple_of(4).then_some(Gps { lat: 1.0, lon: 2.0 }),
+        ..ExifInfo::none()
+    };
+    Image {
+        id: crate::ids::new_id(),
+        owner_id: owner,
+        album_id: album,
+        title: if n.is_multiple_of(5) {
+            "Harbour".into()
+        } else {
+            "  ".into()
+        },
+        description: String::new(),
+        status,
+        format: Format::Jpg,
+        width: side,
+        height: side * 2 / 3,
+        size_bytes: 1000,
+        original_key: format!("o/{n}"),
+        exif,
+        exif_visibility: ExifVisibility {
+            gps: n % 3 != 1,
+            camera: n % 7 != 2,
+            datetime: n.is_multiple_of(2),
+            settings: true,
+        },
+        visibility: None,
+        taken_at: None,
+        // Ties in both keys, so the id decides.
+        sort_at: i64::from(n % 13),
+        created_at: i64::from(n % 6),
+        position: None,
+        membership: 0,
+        takedown: Takedown::default(),
+    }
+}
+
+/// A fresh database: PostgreSQL when `LIGHTBOX_TEST_POSTGRES` names a
+/// server (the test script's second pass), else SQLite.
+async fn repo() -> SqlRepo {
+    let name = format!("lbx_folders_{}", crate::ids::new_id().simple());
+    let url = match std::env::var("LIGHTBOX_TEST_POSTGRES") {
+        Ok(base) if !base.is_empty() => {
+            sqlx::any::install_default_drivers();
+            let admin = sqlx::AnyPool::connect(&format!("{base}/postgres"))
+                .await
+                .unwrap();
+            sqlx::query(&format!("CREATE DATABASE {name}"))
+                .execute(&admin)
+                .await
+                .unwrap();
+            format!("{base}/{name}")
+        }
+        _ => {
+            let dir = std::env::temp_dir().join(name);
+            std::fs::create_dir_all(&dir).unwrap();
+            format!("sqlite://{}?mode=rwc", dir.join("t.db").display())
+        }
+    };
+    SqlRepo::connect(&url).await.unwrap()
+}
+
+/// The ids of the walk, a page of `size` at a time.
+async fn walked(repo: &SqlRepo, album: Uuid, order: Order, size: u32) -> Vec<Uuid> {
+    let mut out: Vec<Uuid> = Vec::new();
+    loop {
+        let walk = Walk::forward(order, out.last().copied(), size);
+        let page = repo.folder_walk(album, walk).await.unwrap().unwrap();
+        if page.is_empty() {
+            return out;
+        }
+        out.extend(page.iter().map(|i| i.id));
+    }
+}
+
+#[tokio::test]
+async fn walks_and_counts_follow_the_domain_rules() {
+    let repo = repo().await;
+    let owner = crate::ids::new_id();
+    let user = User {
+        id: owner,
+        email: "o@example.com".into(),
+        password_hash: String::new(),
+        is_admin: false,
+        created_at: 0,
+    };
+    repo.insert_user(&user).await.unwrap();
+    let album = Album::new(crate::ids::new_id(), owner, "A", "", 0);
+    let other = Album::new(crate::ids::new_id(), owner, "B", "", 0);
+    repo.insert_album(&album).await.unwrap();
+    repo.insert_album(&other).await.unwrap();
+    let photos: Vec<Image> = (0..90).map(|n| photo(n, owner, album.id)).collect();
+    for p in &photos {
+        repo.insert_image(p, &[]).await.unwrap();
+    }
+    // Placed photos, one position given twice; a photo taken down on its
+    // own, one carrying a folder's takedown, one moved away and one gone.
+    let placed: Vec<Uuid> = photos.iter().step_by(4).map(|p| p.id).collect();
+    repo.set_positions(album.id, &placed).await.unwrap();
+    let q = "UPDATE images SET position = 1 WHERE id = $1";
+    sqlx::query(q)
+        .bind(placed[5].to_string())
+        .execute(&repo.pool)
+        .await
+        .unwrap();
+    let q = "UPDATE images SET taken_down_at = 5 WHERE id = $1";
+    sqlx::query(q)
+        .bind(photos[2].id.to_string())
+        .execute(&repo.pool)
+        .await
+        .unwrap();
+    let q = "INSERT INTO takedown_covers (image_id, album_id, at) VALUES ($1, $2, 7)";
+    sqlx::query(q)
+        .bind(photos[4].id.to_string())
+        .bind(other.id.to_string())
+        .execute(&repo.pool)
+        .await
+        .unwrap();
+    let moved = ImageChange {
+        album_id: Some(other.id),
+        ..Default::default()
+    };
+    repo.update_image(owner, photos[6].id, &moved)
+        .await
+        .unwrap();
+    repo.delete_image(owner, photos[7].id).await.unwrap();
+    let retitled = ImageChange {
+        title: Some("Now captioned".into()),
+        exif_visibility: Some(ExifVisibility::default()),
+        ..Default::default()
+    };
+    repo.update_image(owner, photos[8].id, &retitled)
+        .await
+        .unwrap();
+
+    let stored = repo.album(None, album.id).await.unwrap().unwrap();
+    assert_eq!(stored.image_count, 88);
+    assert_eq!(
+        repo.album(None, other.id)
+            .await
+            .unwrap()
+            .unwrap()
+            .image_count,
+        1
+    );
+
+    let all = repo.album_images(album.id).await.unwrap();
+    for order in Order::ALL {
+        let policy = Policy {
+            order: *order,
+            ..Policy::default()
+        };
+        let mut expected = all.clone();
+        policy.sort(&mut expected);
+        let expected: Vec<Uuid> = expected
+            .iter()
+            .filter(|i| i.is_visible())
+            .map(|i| i.id)
+            .collect();
+        assert!(expected.len() > 40, "{order:?}");
+        for size in [1, 7, 100] {
+            assert_eq!(
+                walked(&repo, album.id, *order, size).await,
+                expected,
+                "{order:?} by {size}"
+            );
+        }
+        for (at, id) in expected.iter().enumerate() {
+            let rank = repo.folder_rank(album.id, *order, Some(*id)).await.unwrap();
+            assert_eq!(rank, Some(at as i64), "{order:?}");
+            let back = Walk {
+                backward: true,
+                skip: 2,
+                ..Walk::forward(*order, Some(*id), 1)
+            };
+            let before = repo.folder_walk(album.id, back).await.unwrap().unwrap();
+            let want = at.checked_sub(3).map(|b| expected[b]);
+            assert_eq!(before.first().map(|i| i.id), want, "{order:?} at {at}");
+        }
+        let total = repo.folder_rank(album.id, *order, None).await.unwrap();
+        assert_eq!(total, Some(expected.len() as i64));
+        let counts = repo.folder_counts(album.id).await.unwrap();
+        assert_eq!(counts, count(&all), "{order:?}");
+    }
+    // A photo no visitor sees starts no walk.
+    let hidden = Walk::forward(Order::TakenDesc, Some(photos[2].id), 5);
+    assert!(repo.folder_walk(album.id, hidden).await.unwrap().is_none());
+    assert!(repo
+        .folder_photo(album.id, photos[6].id)
+        .await
+        .unwrap()
+        .is_none());
+    drop_database(repo).await;
+}
+
+async fn drop_database(repo: SqlRepo) {
+    let Ok(base) = std::env::var("LIGHTBOX_TEST_POSTGRES") else {
+        return;
+    };
+    if base.is_empty() {
+        return;
+    }
+    let name: String = sqlx::query_scalar("SELECT current_database()::text")
+        .fetch_one(&repo.pool)
+        .await
+        .unwrap();
+    repo.pool.close().await;
+    let admin = sqlx::AnyPool::connect(&format!("{base}/postgres"))
+        .await
+        .unwrap();
+    let drop = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)");
+    sqlx::query(&drop).execute(&admin).await.unwrap();
+}
