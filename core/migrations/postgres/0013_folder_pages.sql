@@ -40,10 +40,24 @@ UPDATE images SET
     show_camera = COALESCE((exif_visibility::jsonb ->> 'camera')::boolean, true)::int,
     captioned = (btrim(title) <> '' OR btrim(description) <> '')::int;
 
--- Folder pages walk these in each visitor order (taken_* uses
--- images_album_order).
-CREATE INDEX images_album_uploaded ON images(album_id, created_at DESC, id DESC);
-CREATE INDEX images_album_manual ON images(album_id, position, sort_at DESC, id DESC);
+-- Folder pages walk these, one per visitor order. They hold only the
+-- photos a visitor may see but for takedowns carried from elsewhere (the
+-- condition is db::sql::folders::SHOWN, word for word), so counting a
+-- folder's photos before one of them reads no table row (the
+-- condition's columns are in the index for that: SQLite reads a partial
+-- index's condition from the row otherwise). The last one
+-- answers a folder's stats without the table.
+CREATE INDEX images_album_shown_taken ON images(album_id, sort_at DESC, id DESC,
+    status, taken_down_at, width, height)
+    WHERE status = 'ready' AND taken_down_at IS NULL AND (width >= 200 OR height >= 200);
+CREATE INDEX images_album_shown_uploaded ON images(album_id, created_at DESC, id DESC,
+    status, taken_down_at, width, height)
+    WHERE status = 'ready' AND taken_down_at IS NULL AND (width >= 200 OR height >= 200);
+CREATE INDEX images_album_shown_manual ON images(album_id, position, sort_at DESC, id DESC,
+    status, taken_down_at, width, height)
+    WHERE status = 'ready' AND taken_down_at IS NULL AND (width >= 200 OR height >= 200);
+CREATE INDEX images_album_stats ON images(album_id, status, taken_down_at, width, height,
+    has_gps, show_gps, has_date, show_date, has_camera, show_camera, captioned, id);
 
 -- The spec of each preset whose re-render backlog is already queued (in
 -- the outbox), so a start with unchanged presets scans nothing.

@@ -237,15 +237,18 @@ impl Images {
     /// Owner views of many images with two queries, not two per image.
     async fn dtos(&self, images: &[Image]) -> Result<Vec<ImageDto>> {
         let ids: Vec<Uuid> = images.iter().map(|i| i.id).collect();
-        let renders = self.repo.renders_of(&ids).await?;
-        let crops = self.repo.custom_crops_of(&ids).await?;
         let failed: Vec<Uuid> = images
             .iter()
             .filter(|i| i.status == ImageStatus::Failed)
             .map(|i| i.id)
             .collect();
-        let reasons = self.repo.failure_reasons(&failed).await?;
-        let details = self.repo.details_of(&ids).await?;
+        // Four reads side by side, each on its own connection.
+        let (renders, crops, reasons, details) = tokio::try_join!(
+            self.repo.renders_of(&ids),
+            self.repo.custom_crops_of(&ids),
+            self.repo.failure_reasons(&failed),
+            self.repo.details_of(&ids),
+        )?;
         Ok(images
             .iter()
             .map(|image| {

@@ -113,9 +113,9 @@ pub(super) struct Found {
 
 impl Sharing {
     pub(super) async fn views(&self, folder: &Folder, photos: &[Image]) -> Result<Vec<PhotoView>> {
-        let renders = self.renders_of(photos).await?;
         let ids: Vec<Uuid> = photos.iter().map(|p| p.id).collect();
-        let details = self.repo.details_of(&ids).await?;
+        let (renders, details) =
+            tokio::try_join!(self.repo.renders_of(&ids), self.repo.details_of(&ids))?;
         Ok(photos
             .iter()
             .filter_map(|p| {

@@ -18,21 +18,20 @@ use sqlx::{Any, Row};
 use std::sync::LazyLock;
 use uuid::Uuid;
 
-/// `domain::image::Image::eligibility` of the photos of folder `$1`, in
-/// SQL: a photo's own takedown, one carried from a folder, its folder's;
-/// then processing or failed; then too small. `counts` applies the same
-/// steps; a unit test holds both to the Rust rule.
-static TAKEN_DOWN: &str = "(images.taken_down_at IS NOT NULL \
-     OR EXISTS (SELECT 1 FROM takedown_covers c WHERE c.image_id = images.id) \
-     OR EXISTS (SELECT 1 FROM albums a WHERE a.id = images.album_id AND a.taken_down_at IS NOT NULL))";
+/// What a photo needs of its own row to be visible
+/// (`domain::image::Image::eligibility`): the condition of the partial
+/// indexes the walks use (migration 0013), word for word.
+pub(super) const SHOWN: &str =
+    "status = 'ready' AND taken_down_at IS NULL AND (width >= 200 OR height >= 200)";
 
-static VISIBLE: LazyLock<String> = LazyLock::new(|| {
-    format!(
-        "images.album_id = $1 AND images.status = 'ready' \
-         AND (images.width >= {MIN_VISIBLE_SIDE} OR images.height >= {MIN_VISIBLE_SIDE}) \
-         AND NOT {TAKEN_DOWN}"
-    )
-});
+/// Taken down by a folder: one the photo was in (a carried takedown) or
+/// its own (`$1`). Neither subquery depends on the row: each runs once.
+const CARRIED: &str = "id IN (SELECT image_id FROM takedown_covers)";
+const FOLDER_DOWN: &str =
+    "EXISTS (SELECT 1 FROM albums a WHERE a.id = $1 AND a.taken_down_at IS NOT NULL)";
+
+static VISIBLE: LazyLock<String> =
+    LazyLock::new(|| format!("album_id = $1 AND {SHOWN} AND NOT {CARRIED} AND NOT {FOLDER_DOWN}"));
 
 #[derive(Clone, Copy)]
 struct Key {
@@ -310,7 +309,8 @@ impl FolderRepo for SqlRepo {
 
     async fn folder_counts(&self, album: Uuid) -> Result<FolderCounts> {
         let q = format!(
-            "SELECT CASE WHEN {TAKEN_DOWN} THEN 'taken_down' \
+            "SELECT CASE WHEN taken_down_at IS NOT NULL OR {CARRIED} OR {FOLDER_DOWN} \
+               THEN 'taken_down' \
                WHEN status <> 'ready' THEN status \
                WHEN width < {MIN_VISIBLE_SIDE} AND height < {MIN_VISIBLE_SIDE} THEN 'too_small' \
                ELSE 'visible' END AS class, COUNT(*) AS n, \
@@ -348,6 +348,29 @@ impl FolderRepo for SqlRepo {
             }
         }
         Ok(c)
+    }
+}
+
+#[cfg(test)]
+mod shown {
+    use super::SHOWN;
+    use crate::domain::image::MIN_VISIBLE_SIDE;
+
+    #[test]
+    fn the_partial_indexes_say_what_the_walks_ask() {
+        assert!(SHOWN.contains(&format!("width >= {MIN_VISIBLE_SIDE}")));
+        for engine in ["sqlite", "postgres"] {
+            let path = format!(
+                "{}/migrations/{engine}/0013_folder_pages.sql",
+                env!("CARGO_MANIFEST_DIR")
+            );
+            let sql = std::fs::read_to_string(path).unwrap();
+            assert_eq!(
+                sql.matches(&format!("WHERE {SHOWN};")).count(),
+                3,
+                "{engine}"
+            );
+        }
     }
 }
 

@@ -66,6 +66,15 @@ pub(super) fn image_row(r: &AnyRow) -> Result<Image> {
 #[async_trait]
 impl ImageRepo for SqlRepo {
     async fn default_album(&self, owner: Uuid, now: i64) -> Result<Uuid> {
+        let find = "SELECT id FROM albums WHERE owner_id = $1 AND is_default = 1";
+        // Read first: only an owner's first call writes.
+        let found = sqlx::query(find)
+            .bind(owner.to_string())
+            .fetch_optional(&self.pool)
+            .await?;
+        if let Some(row) = found {
+            return uuid(&row, "id");
+        }
         // The partial unique index decides between racing first uploads.
         sqlx::query(
             "INSERT INTO albums (id, owner_id, name, is_default, created_at) VALUES ($1, $2, 'Default', 1, $3) \
@@ -76,7 +85,7 @@ impl ImageRepo for SqlRepo {
         .bind(now)
         .execute(&self.pool)
         .await?;
-        let row = sqlx::query("SELECT id FROM albums WHERE owner_id = $1 AND is_default = 1")
+        let row = sqlx::query(find)
             .bind(owner.to_string())
             .fetch_one(&self.pool)
             .await?;

@@ -14,6 +14,30 @@ const RENDER_COLS: &str =
     "image_id, code, spec, version, produced_version, width, height, size_bytes, blob_key";
 
 pub(super) fn render_row(r: &AnyRow) -> Result<Render> {
+    render_with(r, json(r, "spec")?)
+}
+
+/// Many renders share a few specs (the presets): each distinct spec text
+/// is parsed once.
+fn renders_parsing_once(rows: &[AnyRow]) -> Result<Vec<Render>> {
+    let mut parsed: std::collections::HashMap<String, CropSpec> = Default::default();
+    rows.iter()
+        .map(|r| {
+            let text: String = r.try_get("spec")?;
+            let spec = match parsed.get(&text) {
+                Some(spec) => spec.clone(),
+                None => {
+                    let spec: CropSpec = json(r, "spec")?;
+                    parsed.insert(text, spec.clone());
+                    spec
+                }
+            };
+            render_with(r, spec)
+        })
+        .collect()
+}
+
+fn render_with(r: &AnyRow, spec: CropSpec) -> Result<Render> {
     let produced_version: Option<i64> = r.try_get("produced_version")?;
     let blob_key: Option<String> = r.try_get("blob_key")?;
     let produced = match (produced_version, blob_key) {
@@ -29,7 +53,7 @@ pub(super) fn render_row(r: &AnyRow) -> Result<Render> {
     Ok(Render {
         image_id: uuid(r, "image_id")?,
         code: r.try_get("code")?,
-        spec: json(r, "spec")?,
+        spec,
         version: r.try_get("version")?,
         produced,
     })
@@ -95,7 +119,7 @@ impl RenderRepo for SqlRepo {
         let rows = bind_ids(sqlx::query(&q), image_ids)
             .fetch_all(&self.pool)
             .await?;
-        map_rows(&rows, render_row)
+        renders_parsing_once(&rows)
     }
 
     async fn custom_crops_of(&self, image_ids: &[Uuid]) -> Result<Vec<(Uuid, CropSpec)>> {
