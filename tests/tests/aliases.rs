@@ -92,6 +92,12 @@ async fn checks_redirects_release_and_hold() {
         (code, headers["location"].to_str().unwrap()),
         (301, "/a/trip-2026")
     );
+    // An old link to a later grid page keeps its place.
+    let (code, _, headers) = srv.fetch_once("/a/my-trip?after=AbC-_d").await;
+    assert_eq!(
+        (code, headers["location"].to_str().unwrap()),
+        (301, "/a/trip-2026?after=AbC-_d")
+    );
     assert_eq!(
         check(&srv, &t, "my-trip").await["status"],
         "available",

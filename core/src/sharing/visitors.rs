@@ -239,7 +239,17 @@ impl Sharing {
     pub async fn visit(&self, address: &Address, after: Option<&str>) -> Result<Visit> {
         let found = match self.find(address).await? {
             Ok(f) => f,
-            Err(to) => return Ok(Visit::Redirect(to)),
+            // An old link to a later grid page lands on that page.
+            Err(to) => {
+                let to = match after.filter(|a| !a.is_empty()) {
+                    Some(a) => {
+                        let a: String = form_urlencoded::byte_serialize(a.as_bytes()).collect();
+                        format!("{to}?after={a}")
+                    }
+                    None => to,
+                };
+                return Ok(Visit::Redirect(to));
+            }
         };
         let unlisted = found.album.mode == PublishMode::Unlisted;
         let folder = self.folder(found.album);

@@ -218,6 +218,18 @@ async fn walks_and_counts_follow_the_domain_rules() {
         .await
         .unwrap()
         .is_none());
+    // A placed photo moved to another folder leaves its place behind: it
+    // joins the unplaced photos there, not someone else's position.
+    repo.update_image(owner, placed[3], &moved).await.unwrap();
+    let there = repo.image(None, placed[3]).await.unwrap().unwrap();
+    assert_eq!((there.album_id, there.position), (other.id, None));
+    let count = repo
+        .album(None, other.id)
+        .await
+        .unwrap()
+        .unwrap()
+        .image_count;
+    assert_eq!(count, 2);
     drop_database(repo).await;
 }
 
@@ -238,4 +250,15 @@ async fn drop_database(repo: SqlRepo) {
         .unwrap();
     let drop = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)");
     sqlx::query(&drop).execute(&admin).await.unwrap();
+}
+
+/// A folder's zip reads the renders of every photo: more ids than one
+/// statement may bind (32,766 on SQLite) still answer.
+#[tokio::test]
+async fn renders_of_a_whole_big_folder() {
+    use crate::db::RenderRepo;
+    let repo = repo().await;
+    let ids: Vec<Uuid> = (0..40_000).map(|_| crate::ids::new_id()).collect();
+    assert!(repo.renders_of(&ids).await.unwrap().is_empty());
+    drop_database(repo).await;
 }

@@ -210,6 +210,7 @@ impl ImageRepo for SqlRepo {
         let done = sqlx::query(
             "UPDATE images SET title = COALESCE($3, title), description = COALESCE($4, description), \
              membership = membership + CASE WHEN $5 IS NULL OR $5 = album_id THEN 0 ELSE 1 END, \
+             position = CASE WHEN $5 IS NULL OR $5 = album_id THEN position ELSE NULL END, \
              album_id = COALESCE($5, album_id), visibility = COALESCE($6, visibility), \
              exif_visibility = COALESCE($7, exif_visibility), show_gps = COALESCE($8, show_gps), \
              show_date = COALESCE($9, show_date), show_camera = COALESCE($10, show_camera) \
