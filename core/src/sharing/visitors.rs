@@ -132,25 +132,22 @@ impl Sharing {
     /// With `cover_focus: smart`, where the cover is held (in tenths of its
     /// width and height): the owner's focal point, else the most salient
     /// point the render job found.
-    async fn cover_at(&self, folder: &Folder) -> Result<Option<(u8, u8)>> {
-        if folder.policy().cover_focus != CoverFocus::Smart {
-            return Ok(None);
-        }
-        let Some(cover) = folder.cover().await?.0 else {
+    async fn cover_at(&self, folder: &Folder, cover: Option<&Image>) -> Result<Option<(u8, u8)>> {
+        let (Some(cover), CoverFocus::Smart) = (cover, folder.policy().cover_focus) else {
             return Ok(None);
         };
         Ok(self.repo.details(cover.id).await?.cover_tenths())
     }
 
-    /// The grid fragment and the next cursor; each photo opens its own
-    /// page under `base` (a visitor's folder page), or its render (the
-    /// owner's preview, which has no visitor address).
+    /// The grid fragment, the next cursor and the page's first photo; each
+    /// photo opens its own page under `base` (a visitor's folder page), or
+    /// its render (the owner's preview, which has no visitor address).
     async fn grid(
         &self,
         folder: &Folder,
         after: Option<&str>,
         base: Option<&str>,
-    ) -> Result<(String, String)> {
+    ) -> Result<(String, String, Option<Uuid>)> {
         let (shown, next_after) = page(folder, after).await?;
         let mut photos = self.views(folder, &shown).await?;
         if let Some(base) = base {
@@ -164,11 +161,11 @@ impl Sharing {
             first_page: after.is_none_or(str::is_empty),
             next_after: &next_after,
         };
-        Ok((html::render(&grid)?, next_after))
+        let first = shown.first().map(|i| i.id);
+        Ok((html::render(&grid)?, next_after, first))
     }
 
-    async fn cover_view(&self, folder: &Folder) -> Result<Option<PhotoView>> {
-        let (cover, _) = folder.cover().await?;
+    async fn cover_view(&self, folder: &Folder, cover: Option<Image>) -> Result<Option<PhotoView>> {
         let Some(cover) = cover else { return Ok(None) };
         let views = self.views(folder, &[cover]).await?;
         Ok(views.into_iter().next())
@@ -177,7 +174,7 @@ impl Sharing {
     /// `album.preview`: the folder as a visitor would see it, in any state.
     pub async fn preview(&self, owner: Uuid, album: Uuid, after: Option<&str>) -> Result<Preview> {
         let folder = self.folder(self.owned(owner, album).await?);
-        let (html, next_after) = self.grid(&folder, after, None).await?;
+        let (html, next_after, _) = self.grid(&folder, after, None).await?;
         let stats = folder.stats().await?;
         let any_visible = stats.visible > 0;
         Ok(Preview {
@@ -186,7 +183,10 @@ impl Sharing {
             visitor_state: visitor_state(&folder.album, self.server_publishing, any_visible),
             stats,
             next_after,
-            og_image_url: self.cover_view(&folder).await?.map(|v| v.full),
+            og_image_url: self
+                .cover_view(&folder, folder.cover().await?.0)
+                .await?
+                .map(|v| v.full),
         })
     }
 
@@ -253,13 +253,12 @@ impl Sharing {
         };
         let unlisted = found.album.mode == PublishMode::Unlisted;
         let folder = self.folder(found.album);
-        let (grid, _) = self.grid(&folder, after, Some(&found.base)).await?;
-        let cover = self.cover_view(&folder).await?;
-        let cover_at = self.cover_at(&folder).await?;
+        let (grid, _, first) = self.grid(&folder, after, Some(&found.base)).await?;
+        let (cover, _) = folder.cover().await?;
+        let cover_at = self.cover_at(&folder, cover.as_ref()).await?;
+        let cover = self.cover_view(&folder, cover).await?;
         // The automatic cover is the grid's first photo: shown at the top
         // of the first page it would repeat right above itself.
-        let first = folder.page(None, 1).await?.unwrap_or_default();
-        let first = first.first().map(|i| i.id);
         let repeats = after.is_none_or(str::is_empty) && cover.as_ref().map(|c| c.id) == first;
         let header = cover.as_ref().filter(|_| !repeats).map(|c| c.full.as_str());
         let feed = urls::feed(&found.base);

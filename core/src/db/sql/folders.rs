@@ -1,9 +1,9 @@
 //! `FolderRepo` for `SqlRepo`: keyset walks of a folder's visible photos.
 //!
 //! Each order is one or two segments, each walked over the index that
-//! matches its filter and order (`images_album_order`,
-//! `images_album_uploaded`, `images_album_manual`), from the anchor photo's
-//! own sort keys: a page costs its own rows whatever the folder's size.
+//! matches its filter and order (`images_album_shown_{taken,uploaded,
+//! manual}`), from the anchor photo's own sort keys: a page costs its own
+//! rows whatever the folder's size.
 
 use super::images::{image_row, IMAGE_COLS};
 use super::{map_rows, SqlRepo};
@@ -81,28 +81,19 @@ fn segments(order: Order) -> Vec<Segment> {
     }
 }
 
-/// The sort keys of the photo a walk starts from.
-struct Anchor {
-    id: String,
-    sort_at: i64,
-    created_at: i64,
-    position: Option<i64>,
+/// A walk starts from a visible photo's own sort keys.
+fn key_value(from: &Image, col: &str) -> Val {
+    match col {
+        "id" => Val::Text(from.id.to_string()),
+        "sort_at" => Val::Int(from.sort_at),
+        "created_at" => Val::Int(from.created_at),
+        _ => Val::Int(from.position.unwrap_or_default()),
+    }
 }
 
-impl Anchor {
-    fn value(&self, col: &str) -> Val {
-        match col {
-            "id" => Val::Text(self.id.clone()),
-            "sort_at" => Val::Int(self.sort_at),
-            "created_at" => Val::Int(self.created_at),
-            _ => Val::Int(self.position.unwrap_or_default()),
-        }
-    }
-
-    /// Which segment of the order holds it.
-    fn segment(&self, order: Order) -> usize {
-        usize::from(order == Order::Manual && self.position.is_none())
-    }
+/// Which segment of the order holds the photo.
+fn segment_of(from: &Image, order: Order) -> usize {
+    usize::from(order == Order::Manual && from.position.is_none())
 }
 
 enum Val {
@@ -127,10 +118,10 @@ fn bind_all<'q>(
 /// its values bound from `$2`. One direction is a row comparison (an index
 /// bound on both engines); mixed directions spell the comparison out
 /// behind a bound on the first key.
-fn past(keys: &[Key], backward: bool, at: &Anchor, vals: &mut Vec<Val>) -> String {
+fn past(keys: &[Key], backward: bool, at: &Image, vals: &mut Vec<Val>) -> String {
     let op = |k: &Key| if k.desc != backward { "<" } else { ">" };
     let mut slot = |k: &Key| {
-        vals.push(at.value(k.col));
+        vals.push(key_value(at, k.col));
         format!("${}", vals.len() + 1)
     };
     if keys.iter().all(|k| k.desc == keys[0].desc) {
@@ -175,27 +166,6 @@ fn order_by(keys: &[Key], backward: bool) -> String {
 }
 
 impl SqlRepo {
-    async fn anchor(&self, album: Uuid, photo: Uuid) -> Result<Option<Anchor>> {
-        let q = format!(
-            "SELECT id, sort_at, created_at, position FROM images WHERE {} AND id = $2",
-            *VISIBLE
-        );
-        let row = sqlx::query(&q)
-            .bind(album.to_string())
-            .bind(photo.to_string())
-            .fetch_optional(&self.pool)
-            .await?;
-        row.map(|r| {
-            Ok(Anchor {
-                id: r.try_get("id")?,
-                sort_at: r.try_get("sort_at")?,
-                created_at: r.try_get("created_at")?,
-                position: r.try_get("position")?,
-            })
-        })
-        .transpose()
-    }
-
     /// The segments a walk goes through, the first from the anchor on.
     async fn stretch(
         &self,
@@ -203,10 +173,10 @@ impl SqlRepo {
         order: Order,
         from: Option<Uuid>,
         backward: bool,
-    ) -> Result<Option<Vec<(Segment, Option<Anchor>)>>> {
+    ) -> Result<Option<Vec<(Segment, Option<Image>)>>> {
         let anchor = match from {
             None => None,
-            Some(id) => match self.anchor(album, id).await? {
+            Some(id) => match self.folder_photo(album, id).await? {
                 None => return Ok(None),
                 Some(a) => Some(a),
             },
@@ -215,7 +185,7 @@ impl SqlRepo {
         let last = segs.len() - 1;
         let start = anchor
             .as_ref()
-            .map_or(if backward { last } else { 0 }, |a| a.segment(order));
+            .map_or(if backward { last } else { 0 }, |a| segment_of(a, order));
         // Backward goes through the anchor's segment and those before it,
         // last first.
         let picked: Vec<Segment> = if backward {
