@@ -185,6 +185,8 @@ def measure(args):
     ]
     print(f"| call | p50 ms | p99 ms |\n|---|---:|---:|")
     for name, call in calls:
+        if args.only and not name.startswith(args.only):
+            continue
         status, _ = call()
         if status != 200:
             raise SystemExit(f"{name}: HTTP {status}")
@@ -208,6 +210,7 @@ def main():
     p.add_argument("--photo", default="sunset_4272x2848.jpg")
     p.add_argument("--state")
     p.add_argument("--calls", type=int, default=300)
+    p.add_argument("--only", help="measure only the calls whose name starts with this")
     args = p.parse_args()
     args.engine = "sqlite" if args.sqlite else "postgres"
     seed(args) if args.command == "seed" else measure(args)

@@ -8,6 +8,7 @@ use super::methods::{Access, METHODS};
 use super::schemas::Schemas;
 use lightbox_core::domain::error::message_of;
 use schemars::Schema;
+use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
 /// The method's name. It is built into the dispatcher rather than the
@@ -145,8 +146,11 @@ pub fn document(rpc_url: &str) -> Value {
 }
 
 /// The document `rpc.discover` answers, made once per process.
-pub fn served(base_url: &str) -> Value {
-    static DOC: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
-    DOC.get_or_init(|| document(&lightbox_core::domain::urls::absolute(base_url, "/rpc")))
-        .clone()
+pub fn served(base_url: &str) -> Box<RawValue> {
+    static DOC: std::sync::OnceLock<Box<RawValue>> = std::sync::OnceLock::new();
+    DOC.get_or_init(|| {
+        let doc = document(&lightbox_core::domain::urls::absolute(base_url, "/rpc"));
+        serde_json::value::to_raw_value(&doc).expect("a Value always serializes")
+    })
+    .clone()
 }

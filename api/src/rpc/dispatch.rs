@@ -11,6 +11,7 @@ use lightbox_core::auth::{Caller, Via};
 use lightbox_core::domain::error::{AuthFailure, Denial};
 use lightbox_core::metrics::METRICS;
 use lightbox_core::{Error, Result};
+use serde_json::value::RawValue;
 use serde_json::Value;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
@@ -62,14 +63,29 @@ pub fn authorize(access: Access, auth: &Result<Option<Caller>>) -> Result<Option
 
 /// A call's outcome: a result, a library error, or an unknown method.
 pub enum Outcome {
-    Done(Result<Value>),
+    Done(Result<Box<RawValue>>),
     UnknownMethod,
 }
 
+/// One response entry as JSON text, and how it ended for the request log.
+pub struct Answer {
+    pub text: String,
+    pub outcome: String,
+}
+
+impl Answer {
+    fn error(entry: Value) -> Answer {
+        Answer {
+            outcome: envelope::outcome_of(&entry),
+            text: entry.to_string(),
+        }
+    }
+}
+
 /// Runs one handler's future under the time cap, turning a panic into -32603.
-pub async fn capped<F>(fut: F, cap: Duration) -> Result<Value>
+pub async fn capped<T, F>(fut: F, cap: Duration) -> Result<T>
 where
-    F: Future<Output = Result<Value>>,
+    F: Future<Output = Result<T>>,
 {
     let guarded = AssertUnwindSafe(fut).catch_unwind();
     match tokio::time::timeout(cap, guarded).await {
@@ -126,22 +142,29 @@ async fn answer(
     auth: &Result<Option<Caller>>,
     client: &str,
     entry: Entry,
-) -> Option<Value> {
+) -> Option<Answer> {
     let c = match entry {
         Entry::Invalid { id } => {
             let r = envelope::Rejection::NotRequest;
-            return Some(envelope::error_object(id, r.code(), r.message(), None));
+            let entry = envelope::error_object(id, r.code(), r.message(), None);
+            return Some(Answer::error(entry));
         }
         Entry::Call(c) => c,
     };
     let outcome = call(state, auth, client, &c).await;
     let id = c.id?;
     Some(match outcome {
-        Outcome::UnknownMethod => {
-            envelope::error_object(id, METHOD_NOT_FOUND, "method not found", None)
-        }
-        Outcome::Done(Ok(v)) => envelope::result_object(id, v),
-        Outcome::Done(Err(e)) => envelope::from_error(id, &e),
+        Outcome::UnknownMethod => Answer::error(envelope::error_object(
+            id,
+            METHOD_NOT_FOUND,
+            "method not found",
+            None,
+        )),
+        Outcome::Done(Ok(v)) => Answer {
+            text: envelope::result_text(&id, &v),
+            outcome: "ok".to_owned(),
+        },
+        Outcome::Done(Err(e)) => Answer::error(envelope::from_error(id, &e)),
     })
 }
 
@@ -150,7 +173,7 @@ pub async fn single(
     auth: &Result<Option<Caller>>,
     client: &str,
     entry: Entry,
-) -> Option<Value> {
+) -> Option<Answer> {
     answer(state, auth, client, entry).await
 }
 
@@ -160,16 +183,16 @@ pub async fn batch(
     auth: &Result<Option<Caller>>,
     client: &str,
     entries: Vec<Entry>,
-) -> Vec<Value> {
+) -> Vec<Answer> {
     in_order(entries, |e| answer(state, auth, client, e)).await
 }
 
 /// Maps every item, at most `BATCH_CONCURRENCY` at a time, keeping order and
 /// dropping `None`s.
-pub async fn in_order<T, F, Fut>(items: Vec<T>, f: F) -> Vec<Value>
+pub async fn in_order<T, U, F, Fut>(items: Vec<T>, f: F) -> Vec<U>
 where
     F: FnMut(T) -> Fut,
-    Fut: Future<Output = Option<Value>>,
+    Fut: Future<Output = Option<U>>,
 {
     futures::stream::iter(items)
         .map(f)
@@ -271,7 +294,13 @@ mod tests {
     #[tokio::test]
     async fn a_panicking_call_is_an_internal_error() {
         let boom = async { panic!("boom") };
-        assert_eq!(capped(boom, CALL_TIMEOUT).await.unwrap_err().code(), -32603);
+        assert_eq!(
+            capped::<Value, _>(boom, CALL_TIMEOUT)
+                .await
+                .unwrap_err()
+                .code(),
+            -32603
+        );
     }
 
     #[tokio::test(start_paused = true)]

@@ -160,12 +160,30 @@ pub fn error_object(id: Value, code: i64, message: &str, data: Option<Value>) ->
     json!({ "jsonrpc": "2.0", "id": id, "error": error })
 }
 
-pub fn result_object(id: Value, result: Value) -> Value {
-    json!({ "jsonrpc": "2.0", "id": id, "result": result })
+/// A success response entry, written around the already serialized result
+/// (`Value`'s `Display` is its JSON text).
+pub fn result_text(id: &Value, result: &RawValue) -> String {
+    format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{}}}"#, result.get())
 }
 
 pub fn from_error(id: Value, e: &Error) -> Value {
     error_object(id, e.code(), e.message(), Some(e.data()))
+}
+
+/// How an answered entry ended, for the request log: `ok`, or the error
+/// code with its `data.reason` (a failed login reads
+/// `1001:wrong_credentials`).
+pub fn outcome_of(entry: &Value) -> String {
+    match entry.get("error") {
+        None => "ok".to_owned(),
+        Some(e) => {
+            let code = e.get("code").and_then(Value::as_i64).unwrap_or(0);
+            match e.pointer("/data/reason").and_then(Value::as_str) {
+                Some(reason) => format!("{code}:{reason}"),
+                None => code.to_string(),
+            }
+        }
+    }
 }
 
 #[cfg(test)]

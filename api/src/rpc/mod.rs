@@ -51,17 +51,12 @@ async fn named(
     handle(state, req, Some(method)).await
 }
 
-fn json_response(status: StatusCode, body: Value) -> Response {
-    (
-        status,
-        [(header::CONTENT_TYPE, "application/json")],
-        body.to_string(),
-    )
-        .into_response()
+fn json_response(status: StatusCode, body: String) -> Response {
+    (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
 fn reject(status: StatusCode, r: Rejection) -> Response {
-    json_response(status, r.body())
+    json_response(status, r.body().to_string())
 }
 
 fn is_json(headers: &HeaderMap) -> bool {
@@ -111,7 +106,7 @@ async fn handle(state: AppState, req: Request, path_method: Option<String>) -> R
             "invalid request: Content-Type must be application/json",
             None,
         );
-        return json_response(StatusCode::UNSUPPORTED_MEDIA_TYPE, body);
+        return json_response(StatusCode::UNSUPPORTED_MEDIA_TYPE, body.to_string());
     }
     let bytes = match read_limited(&parts.headers, body).await {
         Read::Bytes(b) => b,
@@ -122,7 +117,7 @@ async fn handle(state: AppState, req: Request, path_method: Option<String>) -> R
                 "invalid request: body over 1 MiB",
                 Some(json!({ "limit_bytes": BODY_LIMIT })),
             );
-            let mut response = json_response(StatusCode::PAYLOAD_TOO_LARGE, body);
+            let mut response = json_response(StatusCode::PAYLOAD_TOO_LARGE, body.to_string());
             response.headers_mut().insert(
                 header::CONNECTION,
                 axum::http::HeaderValue::from_static("close"),
@@ -145,23 +140,24 @@ async fn handle(state: AppState, req: Request, path_method: Option<String>) -> R
         }
     }
     let auth = bearer::resolve(&state, &parts.headers).await;
-    let (names, answer) = match parsed {
+    let (names, body, outcome) = match parsed {
         Parsed::Single(entry) => {
             let names = dispatch::log_names(std::iter::once(&entry));
-            let answer = dispatch::single(&state, &auth, &client, entry).await;
-            (names, answer)
+            match dispatch::single(&state, &auth, &client, entry).await {
+                Some(a) => (names, Some(a.text), a.outcome),
+                None => (names, None, String::new()),
+            }
         }
         Parsed::Batch(entries) => {
             let names = dispatch::log_names(entries.iter());
             let answers = dispatch::batch(&state, &auth, &client, entries).await;
-            (
-                names,
-                (!answers.is_empty()).then_some(Value::Array(answers)),
-            )
+            let outcomes: Vec<&str> = answers.iter().map(|a| a.outcome.as_str()).collect();
+            let texts: Vec<&str> = answers.iter().map(|a| a.text.as_str()).collect();
+            let body = (!answers.is_empty()).then(|| format!("[{}]", texts.join(",")));
+            (names, body, outcomes.join(","))
         }
     };
-    let outcome = answer.as_ref().map(outcomes).unwrap_or_default();
-    let mut response = match answer {
+    let mut response = match body {
         Some(body) => json_response(StatusCode::OK, body),
         None => StatusCode::NO_CONTENT.into_response(),
     };
@@ -169,24 +165,4 @@ async fn handle(state: AppState, req: Request, path_method: Option<String>) -> R
         .extensions_mut()
         .insert(RpcMethods { names, outcome });
     response
-}
-
-/// Each answer's outcome for the request log, since every RPC answer is
-/// HTTP 200: `ok`, or the error code with its `data.reason` (a failed
-/// login reads `1001:wrong_credentials`).
-fn outcomes(answer: &Value) -> String {
-    let one = |a: &Value| match a.get("error") {
-        None => "ok".to_owned(),
-        Some(e) => {
-            let code = e.get("code").and_then(Value::as_i64).unwrap_or(0);
-            match e.pointer("/data/reason").and_then(Value::as_str) {
-                Some(reason) => format!("{code}:{reason}"),
-                None => code.to_string(),
-            }
-        }
-    };
-    match answer {
-        Value::Array(all) => all.iter().map(one).collect::<Vec<_>>().join(","),
-        single => one(single),
-    }
 }
