@@ -7,7 +7,7 @@
 # Installs nginx and wrk when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-secs="${SERVE_SECONDS:-15}" conns="${SERVE_CONNECTIONS:-32}" files="${SERVE_FILES:-thumb large}"
+secs="${SERVE_SECONDS:-15}" runs="${SERVE_RUNS:-3}" conns="${SERVE_CONNECTIONS:-32}" files="${SERVE_FILES:-thumb large}"
 min_ratio="${SERVE_MIN_RATIO:-0.60}"
 if ! command -v wrk >/dev/null || ! [ -x /usr/sbin/nginx ]; then
     as_root=""; [ "$(id -u)" -eq 0 ] || as_root="sudo"
@@ -51,7 +51,7 @@ http {
     }
 }
 CONF
-echo "# $(date -u +%F) $(nproc) cores; wrk -t2 -c$conns -d${secs}s per run; Lightbox embedded (dev profile, dependencies and lightbox-api at opt-level 3)"
+echo "# $(date -u +%F) $(nproc) cores; wrk -t2 -c$conns -d${secs}s per run, $runs runs each, alternating; Lightbox embedded (dev profile, dependencies and lightbox-api at opt-level 3)"
 echo "| file | bytes | Lightbox req/s | nginx req/s | Lightbox / nginx |"
 echo "|---|---:|---:|---:|---:|"
 fail=0
@@ -73,14 +73,14 @@ for r in json.load(sys.stdin)["result"]["renders"]:
     cmp -s <(curl -sf "http://127.0.0.1:$port$path") <(curl -sf "$url$path") || { echo "different bytes" >&2; exit 1; }
     rps() { wrk -t2 -c"$conns" -d"${secs}s" "$1" | sed -n 's/^Requests\/sec: *//p'; }
     lb=0; ng=0
-    for _ in 1 2; do   # alternate, so drift hits both
+    for _ in $(seq "$runs"); do   # alternate, so drift hits both
         lb="$(python3 -c "print($lb + $(rps "$url$path"))")"
         ng="$(python3 -c "print($ng + $(rps "http://127.0.0.1:$port$path"))")"
     done
     kill "$nginx_pid"; wait "$nginx_pid" 2>/dev/null || true
     bytes="$(stat -c %s "$work/www/i/$id/$file.webp")"
     ratio="$(python3 -c "print(f'{$lb / $ng:.2f}')")"
-    printf '| %s.webp | %s | %.0f | %.0f | %s |\n' "$file" "$bytes" "$(python3 -c "print($lb/2)")" "$(python3 -c "print($ng/2)")" "$ratio"
+    printf '| %s.webp | %s | %.0f | %.0f | %s |\n' "$file" "$bytes" "$(python3 -c "print($lb/$runs)")" "$(python3 -c "print($ng/$runs)")" "$ratio"
     python3 -c "import sys; sys.exit(0 if $ratio >= $min_ratio else 1)" || { echo "below $min_ratio of nginx on $file" >&2; fail=1; }
 done
 exit "$fail"
