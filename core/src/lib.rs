@@ -26,6 +26,7 @@ pub mod images;
 pub mod limits;
 pub mod metrics;
 pub mod moderation;
+pub mod open_files;
 pub mod queue;
 pub mod render;
 pub mod renders;

@@ -2,6 +2,7 @@
 //! in embedded mode, S3-compatible storage in cluster mode, memory in tests.
 //! Originals stream up as multipart uploads (`writer`); renders are one put.
 
+use crate::open_files::OpenFiles;
 use crate::Result;
 use anyhow::{bail, Context};
 use object_store::aws::AmazonS3Builder;
@@ -15,7 +16,7 @@ use std::sync::Arc;
 
 #[derive(Debug, Clone)]
 enum Kind {
-    Local(PathBuf),
+    Local(PathBuf, Arc<LocalFileSystem>, Arc<OpenFiles>),
     Memory,
     S3,
 }
@@ -53,10 +54,11 @@ impl BlobStore {
             let root = PathBuf::from(path);
             std::fs::create_dir_all(&root)
                 .with_context(|| format!("creating blob folder {}", root.display()))?;
-            let fs = LocalFileSystem::new_with_prefix(&root)?.with_automatic_cleanup(true);
+            let fs =
+                Arc::new(LocalFileSystem::new_with_prefix(&root)?.with_automatic_cleanup(true));
             Ok(BlobStore {
-                inner: Arc::new(fs),
-                kind: Kind::Local(root),
+                inner: fs.clone(),
+                kind: Kind::Local(root, fs, Arc::default()),
             })
         } else if url == "memory://" {
             Ok(BlobStore {
@@ -121,9 +123,44 @@ impl BlobStore {
             .into_stream())
     }
 
+    /// An object of `size` bytes as an open file, on the local filesystem
+    /// only (`None` on S3 and in memory): what `/i/` hands the kernel to
+    /// send without a copy. A file of another length than recorded is an
+    /// error, as the response states that length.
+    pub async fn open_file(&self, key: &str, size: u64) -> Result<Option<Arc<std::fs::File>>> {
+        let Kind::Local(_, fs, open) = &self.kind else {
+            return Ok(None);
+        };
+        let io =
+            |e: std::io::Error| crate::Error::Internal(anyhow::Error::new(e).context("blob store"));
+        let file = match open.get(key) {
+            Some(file) => file,
+            None => {
+                let path = fs.path_to_filesystem(&Path::from(key))?;
+                let file = tokio::fs::File::open(path).await.map_err(io)?;
+                let file = Arc::new(file.into_std().await);
+                open.put(key, file.clone());
+                file
+            }
+        };
+        let len = file.metadata().map_err(io)?.len();
+        if len != size {
+            open.forget(key);
+            return Err(crate::Error::Internal(anyhow::anyhow!(
+                "blob {key} is {len} bytes, recorded as {size}"
+            )));
+        }
+        Ok(Some(file))
+    }
+
     /// Deletes an object; one already gone is not an error.
     pub async fn delete(&self, key: &str) -> Result<()> {
-        match self.inner.delete(&Path::from(key)).await {
+        let deleted = self.inner.delete(&Path::from(key)).await;
+        // After the unlink, so no request reopens it in between.
+        if let Kind::Local(_, _, open) = &self.kind {
+            open.forget(key);
+        }
+        match deleted {
             Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
             Err(e) => Err(e.into()),
         }
@@ -139,7 +176,7 @@ impl BlobStore {
     /// or a remote store answers (a missing probe object is an answer).
     pub async fn check(&self) -> Result<()> {
         match &self.kind {
-            Kind::Local(root) => {
+            Kind::Local(root, ..) => {
                 let meta = tokio::fs::metadata(root)
                     .await
                     .with_context(|| format!("blob folder {}", root.display()))?;

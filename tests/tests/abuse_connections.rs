@@ -47,6 +47,22 @@ async fn a_half_sent_request_head_is_dropped_after_the_header_timeout() {
 }
 
 #[tokio::test]
+async fn a_connection_that_sends_no_request_is_dropped_after_the_header_timeout() {
+    let srv = Server::start_with(&timeouts());
+    let silent = TcpStream::connect(addr(&srv)).await.unwrap();
+    // Half of HTTP/2's preface: no request head has begun either.
+    let mut preface = TcpStream::connect(addr(&srv)).await.unwrap();
+    preface.write_all(b"PRI * HTTP/2.0\r\n").await.unwrap();
+    for s in [silent, preface] {
+        let closed = until_closed(s, Duration::from_secs(10)).await;
+        assert!(
+            closed.is_some_and(|d| d < Duration::from_secs(5)),
+            "{closed:?}"
+        );
+    }
+}
+
+#[tokio::test]
 async fn an_idle_keep_alive_connection_is_closed() {
     let srv = Server::start_with(&timeouts());
     let mut s = TcpStream::connect(addr(&srv)).await.unwrap();

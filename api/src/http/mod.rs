@@ -9,6 +9,7 @@ pub mod health;
 pub mod logging;
 pub mod pages;
 pub mod renders;
+pub mod sendfile;
 pub mod server;
 pub mod slow;
 pub mod upload;

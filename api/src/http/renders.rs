@@ -3,11 +3,13 @@
 //! never reachable here: only rows of the renders table resolve.
 
 use super::errors::{not_found, HttpError};
+use super::sendfile::{FileBody, Pieces};
 use crate::state::AppState;
 use axum::body::Body;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
+use axum::Extension;
 use lightbox_core::domain::crop::{valid_code, Format};
 use lightbox_core::serving::SMALL;
 use lightbox_core::sharing::view::download_name;
@@ -15,6 +17,9 @@ use uuid::Uuid;
 
 /// For a URL naming the version (`?v=N`) it serves: those bytes never change.
 const CACHE: &str = "public, max-age=31536000, immutable";
+/// Renders up to this size are copied from memory: below it, the copy
+/// costs less than the extra system call of sending from the file.
+const SENT_FROM_MEMORY: u64 = 32 << 10;
 /// For a URL without `v`: whatever version is current, so briefly.
 const CACHE_UNVERSIONED: &str = "public, max-age=60";
 
@@ -36,8 +41,9 @@ fn version_asked(query: Option<&str>) -> Result<Option<i64>, ()> {
 #[derive(Debug, PartialEq, Eq)]
 pub struct Unsatisfiable;
 
-/// One `bytes=` range of a `size`-byte body; `Err` when unsatisfiable,
-/// `Ok(None)` when absent or not a single range (then the whole body).
+/// One `bytes=` range of a `size`-byte body: `Ok(None)` for the whole
+/// body (no range, several, or a malformed one, which RFC 9110 says to
+/// ignore), `Err` for a well-formed range that starts past the end.
 pub fn parse_range(
     value: Option<&HeaderValue>,
     size: u64,
@@ -48,22 +54,48 @@ pub fn parse_range(
     else {
         return Ok(None);
     };
-    if spec.contains(',') {
+    let Some((a, b)) = spec.trim().split_once('-').filter(|_| !spec.contains(',')) else {
         return Ok(None);
-    }
-    let (a, b) = spec.trim().split_once('-').ok_or(Unsatisfiable)?;
-    let (start, end) = match (a.parse::<u64>().ok(), b.parse::<u64>().ok()) {
-        (Some(s), Some(e)) => (s, e.min(size.saturating_sub(1))),
-        (Some(s), None) if b.is_empty() => (s, size.saturating_sub(1)),
-        (None, Some(n)) if a.is_empty() && n > 0 => {
-            (size.saturating_sub(n), size.saturating_sub(1))
-        }
-        _ => return Err(Unsatisfiable),
     };
-    if start > end || start >= size {
+    // Digits past u64 are a position past any end.
+    let number = |s: &str| {
+        (!s.is_empty() && s.bytes().all(|c| c.is_ascii_digit()))
+            .then(|| s.parse::<u64>().unwrap_or(u64::MAX))
+    };
+    let last = size.saturating_sub(1);
+    let (start, end) = match (number(a), number(b)) {
+        (Some(s), Some(e)) if s <= e => (s, e.min(last)),
+        (Some(s), None) if b.is_empty() => (s, last),
+        (None, Some(0)) if a.is_empty() => return Err(Unsatisfiable),
+        (None, Some(n)) if a.is_empty() => (size.saturating_sub(n), last),
+        _ => return Ok(None),
+    };
+    if start >= size {
         return Err(Unsatisfiable);
     }
     Ok(Some((start, end)))
+}
+
+/// Whether a `Range` still applies: without `If-Range`, or when it names
+/// the current ETag (a date or another tag means the client's copy is of
+/// other bytes, so it gets the whole body).
+fn if_range_holds(headers: &HeaderMap, etag: &str) -> bool {
+    headers
+        .get(header::IF_RANGE)
+        .is_none_or(|v| v.to_str().is_ok_and(|v| v.trim() == etag))
+}
+
+/// `If-None-Match` by the weak comparison RFC 9110 asks for.
+fn none_match(headers: &HeaderMap, etag: &str) -> bool {
+    headers
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            v.split(',').any(|t| {
+                let t = t.trim();
+                t == "*" || t.strip_prefix("W/").unwrap_or(t) == etag
+            })
+        })
 }
 
 /// `dl=` (from the visitor pages' Download links): the render as an
@@ -90,6 +122,7 @@ pub async fn serve(
     State(state): State<AppState>,
     Path((id, file)): Path<(String, String)>,
     RawQuery(query): RawQuery,
+    pieces: Option<Extension<Pieces>>,
     headers: HeaderMap,
 ) -> Result<Response, HttpError> {
     let Ok(asked) = version_asked(query.as_deref()) else {
@@ -147,14 +180,13 @@ pub async fn serve(
             head.insert(header::CONTENT_DISPOSITION, v);
         }
     }
-    let matches = headers
-        .get(header::IF_NONE_MATCH)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v == "*" || v.split(',').any(|t| t.trim() == etag));
-    if matches {
+    if none_match(&headers, &etag) {
         return Ok((StatusCode::NOT_MODIFIED, head).into_response());
     }
-    let (status, range) = match parse_range(headers.get(header::RANGE), size) {
+    let asked_range = headers
+        .get(header::RANGE)
+        .filter(|_| if_range_holds(&headers, &etag));
+    let (status, range) = match parse_range(asked_range, size) {
         Ok(None) => (StatusCode::OK, None),
         Ok(Some((s, e))) => {
             let value = format!("bytes {s}-{e}/{size}");
@@ -174,6 +206,13 @@ pub async fn serve(
     };
     let length = range.as_ref().map_or(size, |r| r.end - r.start);
     head.insert(header::CONTENT_LENGTH, HeaderValue::from(length));
+    let whole = range.clone().unwrap_or(0..size);
+    if let Some(Extension(pieces)) = pieces.filter(|_| size > SENT_FROM_MEMORY) {
+        if let Some(file) = state.store.open_file(&render.blob_key, size).await? {
+            let body = Body::new(FileBody::new(pieces, file, whole));
+            return Ok((status, head, body).into_response());
+        }
+    }
     if size <= SMALL {
         let bytes = state.served.small_file(&render.blob_key, size).await?;
         if bytes.len() as u64 != size {
@@ -181,10 +220,7 @@ pub async fn serve(
                 lightbox_core::Error::Internal(anyhow::anyhow!("render size changed")).into(),
             );
         }
-        let body = match range {
-            Some(r) => bytes.slice(r.start as usize..r.end as usize),
-            None => bytes,
-        };
+        let body = bytes.slice(whole.start as usize..whole.end as usize);
         return Ok((status, head, body).into_response());
     }
     let stream = state.store.get_stream(&render.blob_key, range).await?;
@@ -226,7 +262,12 @@ mod tests {
         assert_eq!(r("bytes=2-99", 10), Ok(Some((2, 9))));
         assert_eq!(r("bytes=0-1,4-5", 10), Ok(None));
         assert_eq!(r("bytes=10-", 10), Err(Unsatisfiable));
-        assert_eq!(r("bytes=4-2", 10), Err(Unsatisfiable));
-        assert_eq!(r("bytes=x-y", 10), Err(Unsatisfiable));
+        assert_eq!(r("bytes=4-2", 10), Ok(None));
+        assert_eq!(r("bytes=x-y", 10), Ok(None));
+        assert_eq!(r("bytes=abc", 10), Ok(None));
+        assert_eq!(r("=0-1", 10), Ok(None));
+        assert_eq!(r("bytes=-0", 10), Err(Unsatisfiable));
+        assert_eq!(r("bytes=99999999999999999999-", 10), Err(Unsatisfiable));
+        assert_eq!(r("bytes=2-99999999999999999999", 10), Ok(Some((2, 9))));
     }
 }

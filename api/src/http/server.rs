@@ -9,9 +9,10 @@
 //! At most `max_connections` are open; further clients wait in the kernel's
 //! listen backlog and cost this process nothing.
 
+use super::sendfile::Wire;
 use super::slow::{deadline_body, Activity, Watched};
 use axum::extract::connect_info::ConnectInfo;
-use axum::http::Request;
+use axum::http::{Request, Version};
 use axum::Router;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
@@ -22,11 +23,17 @@ use lightbox_core::limits::client::TrustedProxies;
 use lightbox_core::limits::Limits;
 use std::future::Future;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 use tower::ServiceExt;
+
+/// Streams one HTTP/2 connection may have open at once.
+const H2_STREAMS: u32 = 16;
+/// Response bytes buffered per HTTP/2 stream beyond what the socket took.
+const H2_SEND_BUFFER: usize = 32 << 10;
 
 #[derive(Clone)]
 struct Timeouts {
@@ -86,12 +93,21 @@ async fn connection(tcp: TcpStream, peer: SocketAddr, app: Router, t: Timeouts, 
     // for the client's delayed ACK: 40 ms per request on keep-alive.
     let _ = tcp.set_nodelay(true);
     let activity = Activity::new();
-    let io = TokioIo::new(Watched::new(tcp, activity.clone()));
+    let (wire, pieces) = Wire::new(tcp);
+    let io = TokioIo::new(Watched::new(wire, activity.clone()));
     let (body_timeout, proxies) = (t.body, t.proxies.clone());
+    let begun = Arc::new(AtomicBool::new(false));
+    let first = begun.clone();
     let service = app.map_request(move |req: Request<Incoming>| {
+        first.store(true, Ordering::Relaxed);
         let mut req = req.map(|body| deadline_body(body, body_timeout));
         req.extensions_mut().insert(ConnectInfo(peer));
         req.extensions_mut().insert(proxies.clone());
+        // HTTP/2 copies bodies into its own frames: placeholders would
+        // reach the client as zeros.
+        if req.version() < Version::HTTP_2 {
+            req.extensions_mut().insert(pieces.clone());
+        }
         req
     });
     let mut builder = Builder::new(TokioExecutor::new());
@@ -99,6 +115,14 @@ async fn connection(tcp: TcpStream, peer: SocketAddr, app: Router, t: Timeouts, 
         .http1()
         .timer(TokioTimer::new())
         .header_read_timeout(t.header);
+    // What one HTTP/2 client that never reads can make this process hold:
+    // the defaults (200 streams of 400 KB each) let one connection pin
+    // 80 MB of response bytes.
+    builder
+        .http2()
+        .timer(TokioTimer::new())
+        .max_concurrent_streams(H2_STREAMS)
+        .max_send_buf_size(H2_SEND_BUFFER);
     let conn = builder.serve_connection(io, TowerToHyperService::new(service));
     tokio::select! {
         result = watcher.watch(conn) => {
@@ -106,8 +130,22 @@ async fn connection(tcp: TcpStream, peer: SocketAddr, app: Router, t: Timeouts, 
                 tracing::debug!(%peer, error = %e, "connection ended");
             }
         }
+        _ = no_request_within(&begun, t.header) => {
+            tracing::info!(%peer, "closing a connection that sent no request");
+        }
         _ = activity.stalled(t.idle) => {
             tracing::info!(%peer, idle_s = t.idle.as_secs(), "closing a stalled connection");
         }
+    }
+}
+
+/// Resolves if no request has begun `wait` after the connection opened.
+/// hyper's header timer starts with the first byte of a head (and not
+/// while HTTP/2's preface arrives), so a silent client would otherwise
+/// hold its connection slot until the idle watchdog.
+async fn no_request_within(begun: &AtomicBool, wait: Duration) {
+    tokio::time::sleep(wait).await;
+    if begun.load(Ordering::Relaxed) {
+        std::future::pending::<()>().await;
     }
 }

@@ -135,6 +135,11 @@ fn entry(value: Value) -> Entry {
     };
     let id = match obj.remove("id") {
         None => None,
+        // Integers only, as the contract says: a fraction or an integer
+        // past 64 bits could not be echoed back as it was sent.
+        Some(Value::Number(n)) if !(n.is_i64() || n.is_u64()) => {
+            return Entry::Invalid { id: Value::Null }
+        }
         Some(id @ (Value::String(_) | Value::Number(_) | Value::Null)) => Some(id),
         Some(_) => return Entry::Invalid { id: Value::Null },
     };
@@ -239,5 +244,20 @@ mod tests {
         // The 22nd element is not even valid JSON: the count stops reading first.
         let over = format!("[{twenty},{},{{{{{{", call(json!(1), "a"));
         assert_eq!(parse(over.as_bytes()), Err(Rejection::BatchTooLarge));
+    }
+
+    #[test]
+    fn ids_are_strings_integers_or_null() {
+        for id in ["1.5", "-0", "0.1e1", "123456789012345678901234567890"] {
+            let body = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"a"}}"#);
+            assert_eq!(parse(body.as_bytes()), Err(Rejection::NotRequest), "{id}");
+        }
+        for id in ["18446744073709551615", "-9223372036854775808", "0"] {
+            let body = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"a"}}"#);
+            let Ok(Body::Single(Entry::Call(call))) = parse(body.as_bytes()) else {
+                panic!("{id}")
+            };
+            assert_eq!(call.id.map(|v| v.to_string()).as_deref(), Some(id));
+        }
     }
 }
