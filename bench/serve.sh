@@ -8,6 +8,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs="${SERVE_SECONDS:-15}" runs="${SERVE_RUNS:-3}" conns="${SERVE_CONNECTIONS:-32}" files="${SERVE_FILES:-thumb large}"
+# The dragonfly's medium and large renders are the issue's 104 KB and 195 KB files.
+photo="${SERVE_PHOTO:-sunset_4272x2848.jpg}"
 min_ratio="${SERVE_MIN_RATIO:-0.60}"
 if ! command -v wrk >/dev/null || ! [ -x /usr/sbin/nginx ]; then
     as_root=""; [ "$(id -u)" -eq 0 ] || as_root="sudo"
@@ -24,7 +26,7 @@ rpc() {
 field() { python3 -c 'import json,sys; v=json.load(sys.stdin); [v:=v[k] for k in sys.argv[1:]]; print(v)' "$@"; }
 token="$(rpc auth.login "{\"email\":\"$LIGHTBOX_ADMIN_EMAIL\",\"password\":\"$LIGHTBOX_ADMIN_PASSWORD\"}" | field result access_token)"
 id="$(curl -sf "$url/api/v1/images" -H "authorization: Bearer $token" \
-    -F "file=@../shared/corpus/sunset_4272x2848.jpg;type=image/jpeg" | field id)"
+    -F "file=@../shared/corpus/$photo;type=image/jpeg" | field id)"
 for _ in $(seq 300); do
     [ "$(rpc image.get "{\"id\":\"$id\"}" | field result status)" = ready ] && break
     sleep 0.2
@@ -51,7 +53,7 @@ http {
     }
 }
 CONF
-echo "# $(date -u +%F) $(nproc) cores; wrk -t2 -c$conns -d${secs}s per run, $runs runs each, alternating; Lightbox embedded (dev profile, dependencies and lightbox-api at opt-level 3)"
+echo "# $(date -u +%F) $(nproc) cores; $photo; wrk -t2 -c$conns -d${secs}s per run, $runs runs each, alternating; Lightbox embedded (dev profile, dependencies and lightbox-api at opt-level 3)"
 echo "| file | bytes | Lightbox req/s | nginx req/s | Lightbox / nginx |"
 echo "|---|---:|---:|---:|---:|"
 fail=0
