@@ -4,6 +4,7 @@
 
 use lightbox_e2e::{corpus, Server};
 use serde_json::Value;
+use std::path::PathBuf;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -68,28 +69,43 @@ async fn exchange(srv: &Server, requests: &str, bodiless: &[bool]) -> Vec<Answer
 }
 
 /// The file under the blob folder holding exactly `bytes`.
-fn stored(srv: &Server, bytes: &[u8]) -> bool {
+fn stored_file(srv: &Server, bytes: &[u8]) -> Option<PathBuf> {
     srv.blobs()
-        .iter()
-        .any(|p| std::fs::read(p).is_ok_and(|b| b == bytes))
+        .into_iter()
+        .find(|p| std::fs::read(p).is_ok_and(|b| b == bytes))
+}
+
+fn stored(srv: &Server, bytes: &[u8]) -> bool {
+    stored_file(srv, bytes).is_some()
+}
+
+/// A corpus JPEG uploaded and rendered: its ImageDTO.
+async fn ready_photo(srv: &Server, t: &str, name: &str) -> Value {
+    let (_, img) = srv
+        .upload(Some(t), corpus(name), name, "image/jpeg", None)
+        .await;
+    srv.ready(t, &img["id"]).await
+}
+
+/// The URL of the render of `crop`.
+fn url_of(ready: &Value, crop: &str) -> String {
+    let renders = ready["renders"].as_array().unwrap();
+    let r = renders.iter().find(|r| r["crop"] == crop).unwrap();
+    r["url"].as_str().unwrap().to_owned()
+}
+
+/// A render URL's path and query.
+fn path(url: &str) -> &str {
+    &url[url.find("/i/").unwrap()..]
 }
 
 #[tokio::test]
 async fn renders_sent_from_files_are_the_stored_bytes_on_a_busy_connection() {
     let srv = Server::start();
     let t = srv.admin_token().await;
-    let jpeg = corpus("sunset_4272x2848.jpg");
-    let (_, img) = srv
-        .upload(Some(&t), jpeg, "sunset.jpg", "image/jpeg", None)
-        .await;
-    let ready = srv.ready(&t, &img["id"]).await;
-    let path_of = |crop: &str| {
-        let renders = ready["renders"].as_array().unwrap();
-        let r = renders.iter().find(|r| r["crop"] == crop).unwrap();
-        let url = r["url"].as_str().unwrap();
-        url[url.find("/i/").unwrap()..].to_owned()
-    };
-    let (large, thumb) = (path_of("large"), path_of("thumb"));
+    let ready = ready_photo(&srv, &t, "sunset_4272x2848.jpg").await;
+    let (large, thumb) = (url_of(&ready, "large"), url_of(&ready, "thumb"));
+    let (large, thumb) = (path(&large), path(&thumb));
 
     // Pipelined: a big render (from its file), HEAD (no body at all), a
     // range, a small render (from memory) between two file bodies, the
@@ -97,12 +113,12 @@ async fn renders_sent_from_files_are_the_stored_bytes_on_a_busy_connection() {
     let get = |p: &str, extra: &str| format!("GET {p} HTTP/1.1\r\nhost: x\r\n{extra}\r\n");
     let head = format!("HEAD {large} HTTP/1.1\r\nhost: x\r\n\r\n");
     let requests = [
-        get(&large, ""),
+        get(large, ""),
         head,
-        get(&large, "range: bytes=1000-60000\r\n"),
-        get(&thumb, ""),
-        get(&large, "range: bytes=-10\r\n"),
-        get(&large, "connection: close\r\n"),
+        get(large, "range: bytes=1000-60000\r\n"),
+        get(thumb, ""),
+        get(large, "range: bytes=-10\r\n"),
+        get(large, "connection: close\r\n"),
     ]
     .concat();
     let bodiless = [false, true, false, false, false, false];
@@ -135,16 +151,7 @@ async fn renders_sent_from_files_are_the_stored_bytes_on_a_busy_connection() {
 async fn http2_clients_get_the_same_bytes() {
     let srv = Server::start();
     let t = srv.admin_token().await;
-    let (_, img) = srv
-        .upload(
-            Some(&t),
-            corpus("kleiber_6028x3391.jpg"),
-            "k.jpg",
-            "image/jpeg",
-            None,
-        )
-        .await;
-    let ready: Value = srv.ready(&t, &img["id"]).await;
+    let ready = ready_photo(&srv, &t, "kleiber_6028x3391.jpg").await;
     let h2 = reqwest::Client::builder()
         .http2_prior_knowledge()
         .build()
@@ -156,26 +163,15 @@ async fn http2_clients_get_the_same_bytes() {
         assert_eq!(resp.status().as_u16(), 200);
         let body = resp.bytes().await.unwrap();
         assert!(stored(&srv, &body), "{} over HTTP/2", r["crop"]);
-        let (_, h1, _) = srv.fetch(&url[url.find("/i/").unwrap()..]).await;
+        let (_, h1, _) = srv.fetch(path(url)).await;
         assert_eq!(h1, body, "{} over HTTP/1.1", r["crop"]);
     }
 }
 
 async fn large_render(srv: &Server, t: &str) -> (String, String) {
-    let (_, img) = srv
-        .upload(
-            Some(t),
-            corpus("sunset_4272x2848.jpg"),
-            "s.jpg",
-            "image/jpeg",
-            None,
-        )
-        .await;
-    let ready = srv.ready(t, &img["id"]).await;
-    let renders = ready["renders"].as_array().unwrap();
-    let large = renders.iter().find(|r| r["crop"] == "large").unwrap();
-    let url = large["url"].as_str().unwrap();
-    (ready["id"].as_str().unwrap().to_owned(), url.to_owned())
+    let ready = ready_photo(srv, t, "sunset_4272x2848.jpg").await;
+    let id = ready["id"].as_str().unwrap().to_owned();
+    (id, url_of(&ready, "large"))
 }
 
 #[tokio::test]
@@ -253,20 +249,8 @@ async fn a_deleted_render_holds_no_disk_space_and_a_changed_file_is_refused() {
     .await;
 
     // A file cut short behind the store's back: refused, never a short body.
-    let body = srv
-        .http()
-        .get(&other)
-        .send()
-        .await
-        .unwrap()
-        .bytes()
-        .await
-        .unwrap();
-    let file = srv
-        .blobs()
-        .into_iter()
-        .find(|p| std::fs::read(p).is_ok_and(|b| b == body))
-        .unwrap();
+    let (_, body, _) = srv.fetch(path(&other)).await;
+    let file = stored_file(&srv, &body).unwrap();
     std::fs::OpenOptions::new()
         .write(true)
         .open(&file)

@@ -204,9 +204,11 @@ pub async fn serve(
                 .into_response());
         }
     };
-    let length = range.as_ref().map_or(size, |r| r.end - r.start);
-    head.insert(header::CONTENT_LENGTH, HeaderValue::from(length));
     let whole = range.clone().unwrap_or(0..size);
+    head.insert(
+        header::CONTENT_LENGTH,
+        HeaderValue::from(whole.end - whole.start),
+    );
     if let Some(Extension(pieces)) = pieces.filter(|_| size > SENT_FROM_MEMORY) {
         if let Some(file) = state.store.open_file(&render.blob_key, size).await? {
             let body = Body::new(FileBody::new(pieces, file, whole));
