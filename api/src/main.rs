@@ -1,8 +1,12 @@
 use lightbox_core::config::Config;
 use lightbox_core::runtime::init_logs;
 
-#[tokio::main]
-async fn main() -> anyhow::Result<()> {
+fn main() -> anyhow::Result<()> {
+    lightbox_core::limits::heap::keep_freed_pages();
+    tokio::runtime::Runtime::new()?.block_on(run())
+}
+
+async fn run() -> anyhow::Result<()> {
     let matches = lightbox_core::runtime::command_line(
         clap::Command::new("lightbox-api")
             .about(

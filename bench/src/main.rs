@@ -3,7 +3,8 @@
 //! same `decode` + `render_all` the render workers run. Prints one JSON line:
 //! images, seconds, images per second, and the process's peak RSS.
 //! `ONLY=thumb,small` keeps only those presets; `SHRINK=0` turns JPEG
-//! shrink-on-load off, to measure what it gains.
+//! shrink-on-load off, to measure what it gains. `STAGES=1` instead times
+//! each file alone: its decode, then each render's resize and encode.
 
 use lightbox_core::domain::crop::default_presets;
 use lightbox_core::render::pipeline;
@@ -27,6 +28,8 @@ fn peak_rss_kib() -> u64 {
 }
 
 fn main() {
+    // The heap the render workers run with.
+    lightbox_core::limits::heap::keep_freed_pages();
     let files: Vec<Vec<u8>> = std::env::args()
         .skip(1)
         .map(|p| std::fs::read(&p).expect("read input"))
@@ -41,6 +44,9 @@ fn main() {
         .filter(|p| only.is_empty() || only.split(',').any(|c| c == p.code))
         .collect();
     let shrink = env("SHRINK", 1) == 1;
+    if env("STAGES", 0) == 1 {
+        return stages(&files, &presets);
+    }
     let next = AtomicUsize::new(0);
     let started = Instant::now();
     std::thread::scope(|s| {
@@ -68,4 +74,25 @@ fn main() {
         jobs.len() as f64 / secs,
         peak_rss_kib() as f64 / 1024.0
     );
+}
+
+/// One line per file: decode milliseconds, then each render's (resize and
+/// encode, on its own thread as the workers run them).
+fn stages(files: &[Vec<u8>], presets: &[lightbox_core::domain::crop::CropSpec]) {
+    let names: Vec<String> = std::env::args().skip(1).collect();
+    for (name, bytes) in names.iter().zip(files) {
+        let started = Instant::now();
+        let decoded = pipeline::decode(bytes, 200_000_000, presets).expect("decode");
+        let decode = started.elapsed();
+        let out = lightbox_core::render::cascade::render_all(decoded, presets).expect("render");
+        let renders: Vec<String> = out
+            .iter()
+            .map(|o| format!("\"{}\":{:.0}", o.code, o.took.as_secs_f64() * 1e3))
+            .collect();
+        println!(
+            "{{\"file\":\"{name}\",\"decode_ms\":{:.0},{}}}",
+            decode.as_secs_f64() * 1e3,
+            renders.join(",")
+        );
+    }
 }

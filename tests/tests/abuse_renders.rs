@@ -154,3 +154,44 @@ async fn metrics_label_custom_crops_and_folder_rules_by_kind() {
     assert!(text.contains("preset=\"thumb\""), "presets keep their code");
     assert!(!text.contains("secretface") && !text.contains("secretrule"));
 }
+
+/// Renders keep the pages they free while more renders run (see
+/// `limits::heap`), and hand them back once idle: after a burst of large
+/// photos the process returns to about the size it started at.
+#[tokio::test]
+async fn memory_renders_free_goes_back_once_they_are_idle() {
+    let srv = Server::start();
+    let t = srv.admin_token().await;
+    let base = proc::reset_peak(srv.pid());
+    let mut ids = Vec::new();
+    for name in [
+        "elephants_5640x3172_prog.jpg",
+        "picosdeeuropa_3264x2448.png",
+        "kleiber_6028x3391.jpg",
+    ] {
+        let bytes = lightbox_e2e::corpus(name);
+        let (status, img) = srv
+            .upload(Some(&t), bytes, name, "application/octet-stream", None)
+            .await;
+        assert_eq!(status, 201, "{img}");
+        ids.push(img["id"].clone());
+    }
+    for id in &ids {
+        srv.ready(&t, id).await;
+    }
+    // The renders did take memory, so the drop below is a real one.
+    let grew = proc::peak_mb(srv.pid()).saturating_sub(base);
+    assert!(
+        grew > 150,
+        "the renders peaked only {grew} MiB above the start"
+    );
+    let back = proc::within(Duration::from_secs(15), || {
+        proc::rss_mb(srv.pid()) < base + 60
+    })
+    .await;
+    let now = proc::rss_mb(srv.pid());
+    assert!(
+        back,
+        "RSS {now} MiB after the renders went idle, {base} MiB before"
+    );
+}

@@ -12,8 +12,12 @@ use lightbox_core::runtime::{init_logs, shutdown_signal};
 use lightbox_core::{db, store::BlobStore};
 use std::sync::Arc;
 
-#[tokio::main]
-async fn main() -> anyhow::Result<()> {
+fn main() -> anyhow::Result<()> {
+    lightbox_core::limits::heap::keep_freed_pages();
+    tokio::runtime::Runtime::new()?.block_on(run())
+}
+
+async fn run() -> anyhow::Result<()> {
     lightbox_core::runtime::command_line(clap::Command::new("lightbox-worker").about(
         "Lightbox's render worker, for cluster mode: takes jobs from NATS JetStream \
          (NATS_URL), renders, and records the renders in the database.",

@@ -8,6 +8,7 @@
 use crate::domain::crop::{CropSpec, Mode};
 use crate::render::spec::plan;
 use std::io::Cursor;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
@@ -79,6 +80,7 @@ pub struct OverBudget {
 pub struct RenderBudget {
     mb: Arc<Semaphore>,
     total_mb: u64,
+    admitted: Arc<AtomicU64>,
 }
 
 impl RenderBudget {
@@ -87,11 +89,22 @@ impl RenderBudget {
         RenderBudget {
             mb: Arc::new(Semaphore::new(total_mb as usize)),
             total_mb,
+            admitted: Arc::default(),
         }
     }
 
     pub fn total_mb(&self) -> u64 {
         self.total_mb
+    }
+
+    /// How many jobs have been admitted so far.
+    pub fn admitted(&self) -> u64 {
+        self.admitted.load(Ordering::Relaxed)
+    }
+
+    /// Whether no admitted job is still running.
+    pub fn idle(&self) -> bool {
+        self.mb.available_permits() as u64 == self.total_mb
     }
 
     /// Waits until `bytes` fit; refuses at once what can never fit.
@@ -103,6 +116,7 @@ impl RenderBudget {
                 budget_mb: self.total_mb,
             });
         }
+        self.admitted.fetch_add(1, Ordering::Relaxed);
         Ok(self
             .mb
             .clone()
@@ -133,7 +147,9 @@ mod tests {
     async fn a_job_over_the_whole_budget_is_refused_and_others_wait() {
         let b = RenderBudget::new(10);
         assert!(b.admit(11 * MB).await.is_err());
+        assert!(b.idle());
         let held = b.admit(8 * MB).await.unwrap();
+        assert!(!b.idle());
         let waiting = tokio::spawn({
             let b = b.clone();
             async move { b.admit(4 * MB).await.map(|_| ()) }
@@ -142,5 +158,7 @@ mod tests {
         assert!(!waiting.is_finished());
         drop(held);
         waiting.await.unwrap().unwrap();
+        assert!(b.idle());
+        assert_eq!(b.admitted(), 2);
     }
 }

@@ -4,6 +4,7 @@
 //! listed in the README); each has a default sized for one small machine.
 
 pub mod client;
+pub mod heap;
 pub mod login;
 pub mod memory;
 pub mod uploads;

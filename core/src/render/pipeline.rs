@@ -39,21 +39,23 @@ pub fn decode_whole(bytes: &[u8], max_pixels: u64) -> Result<Decoded, RenderErro
     let mut reader = image::ImageReader::new(Cursor::new(bytes))
         .with_guessed_format()
         .map_err(|e| RenderError::Decode(e.to_string()))?;
+    let max_alloc = max_pixels.saturating_mul(8).max(64 << 20);
     let mut limits = image::Limits::default();
-    limits.max_alloc = Some(max_pixels.saturating_mul(8).max(64 << 20));
+    limits.max_alloc = Some(max_alloc);
     reader.limits(limits);
+    let webp = reader.format() == Some(image::ImageFormat::WebP);
     let mut decoder = reader.into_decoder().map_err(err)?;
     let orientation = super::exif::orientation_of(&mut decoder);
     let icc = decoder.icc_profile().ok().flatten();
-    let mut img = DynamicImage::from_decoder(decoder).map_err(err)?;
-    img.apply_orientation(orientation);
-    let alpha = img.color().has_alpha();
-    let (width, height) = (img.width(), img.height());
-    let mut pixels = if alpha {
-        img.into_rgba8().into_raw()
-    } else {
-        img.into_rgb8().into_raw()
+    let still_webp = webp
+        .then(|| super::still_webp::decode(bytes, max_alloc))
+        .flatten();
+    let (pixels, w, h, alpha) = match still_webp {
+        Some(decoded) => decoded,
+        None => pixels_of(decoder)?,
     };
+    let channels = if alpha { 4 } else { 3 };
+    let (mut pixels, width, height) = super::orient::orient(pixels, w, h, channels, orientation);
     if let Some(icc) = icc {
         to_srgb(&icc, &mut pixels, alpha);
     }
@@ -64,6 +66,21 @@ pub fn decode_whole(bytes: &[u8], max_pixels: u64) -> Result<Decoded, RenderErro
         alpha,
         source: (width, height),
     })
+}
+
+/// RGB8 or RGBA8 pixels as the image crate decodes them: width, height,
+/// and whether there is alpha.
+fn pixels_of(decoder: impl ImageDecoder) -> Result<(Vec<u8>, u32, u32, bool), RenderError> {
+    let img =
+        DynamicImage::from_decoder(decoder).map_err(|e| RenderError::Decode(e.to_string()))?;
+    let alpha = img.color().has_alpha();
+    let (w, h) = (img.width(), img.height());
+    let pixels = if alpha {
+        img.into_rgba8().into_raw()
+    } else {
+        img.into_rgb8().into_raw()
+    };
+    Ok((pixels, w, h, alpha))
 }
 
 /// Resized (and padded) pixels: the buffer, its size, and whether it has

@@ -61,17 +61,19 @@ pub fn decode_jpeg(bytes: &[u8], specs: &[CropSpec]) -> Result<Option<Decoded>, 
     let pixels = d.decode().map_err(fail)?;
     let (sw, sh) = (sw as u32, sh as u32);
     let bad = || RenderError::Decode("the decoded size does not match".into());
-    let mut img = match info.pixel_format {
+    let rgb = match info.pixel_format {
         PixelFormat::L8 => {
             DynamicImage::ImageLuma8(GrayImage::from_raw(sw, sh, pixels).ok_or_else(bad)?)
+                .into_rgb8()
+                .into_raw()
         }
-        _ => DynamicImage::ImageRgb8(RgbImage::from_raw(sw, sh, pixels).ok_or_else(bad)?),
+        _ => RgbImage::from_raw(sw, sh, pixels)
+            .ok_or_else(bad)?
+            .into_raw(),
     };
-    if let Some(o) = Orientation::from_exif(exif.orientation.min(255) as u8) {
-        img.apply_orientation(o);
-    }
-    let (width, height) = (img.width(), img.height());
-    let mut pixels = img.into_rgb8().into_raw();
+    let o = Orientation::from_exif(exif.orientation.min(255) as u8)
+        .unwrap_or(Orientation::NoTransforms);
+    let (mut pixels, width, height) = super::orient::orient(rgb, sw, sh, 3, o);
     if let Some(icc) = d.icc_profile() {
         to_srgb(&icc, &mut pixels, false);
     }

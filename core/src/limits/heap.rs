@@ -1,0 +1,70 @@
+//! How renders' memory goes back to the system. A render allocates and
+//! frees tens of megabytes per image (the decode, the decoders' planes,
+//! the resized frames, libwebp's buffers). By default glibc maps every
+//! allocation over its mmap threshold (32 MiB at most) afresh and unmaps
+//! it on free, trims its heaps' tops eagerly, and keeps up to eight arenas
+//! per core, so each image faulted in and zeroed its whole working set
+//! again: 500,000 page faults for the 14 images of `bench/render.sh`, a
+//! tenth of the service's CPU. While renders run, the heap now keeps the
+//! pages they free; once renders have been idle for a moment, every free
+//! page is handed back, so an idle process is as small as before.
+
+use super::memory::RenderBudget;
+use std::time::Duration;
+use tokio::sync::watch;
+
+/// How long no render may have started or run before free pages go back.
+pub const IDLE_BEFORE_RELEASE: Duration = Duration::from_secs(2);
+
+/// Free pages a heap keeps on its top while renders run: about one
+/// resized frame and one encoder's buffers. More kept no faster renders
+/// through `bench/render.sh` and a higher peak.
+pub const KEPT_ON_TOP: usize = 64 << 20;
+
+/// Sets the heap up to keep the pages renders free for the next render:
+/// one arena per core instead of eight (each arena keeps its own free
+/// pages), no private maps, and `KEPT_ON_TOP` kept free on each heap. Call
+/// first thing in `main`, before any thread exists: later threads share
+/// the arenas made by then.
+pub fn keep_freed_pages() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        // SAFETY: mallopt only changes glibc's allocation parameters; a
+        // refused value leaves the default in place.
+        unsafe {
+            libc::mallopt(libc::M_ARENA_MAX, cores.min(64) as libc::c_int);
+            libc::mallopt(libc::M_MMAP_MAX, 0);
+            libc::mallopt(libc::M_TRIM_THRESHOLD, KEPT_ON_TOP as libc::c_int);
+        }
+    }
+}
+
+/// Hands every whole free page of every arena back to the system.
+pub fn release_freed_pages() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only returns free memory; it cannot fail.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
+/// Runs until `shutdown`: whenever renders have been idle (none in flight,
+/// none admitted) for `IDLE_BEFORE_RELEASE` since the last release, hands
+/// their free pages back.
+pub async fn release_when_idle(budget: RenderBudget, mut shutdown: watch::Receiver<bool>) {
+    let mut released_at = budget.admitted();
+    let mut seen = released_at;
+    loop {
+        tokio::select! {
+            _ = tokio::time::sleep(IDLE_BEFORE_RELEASE) => {}
+            _ = shutdown.wait_for(|stop| *stop) => return,
+        }
+        let now = budget.admitted();
+        if now != released_at && now == seen && budget.idle() {
+            let _ = tokio::task::spawn_blocking(release_freed_pages).await;
+            released_at = now;
+        }
+        seen = now;
+    }
+}
