@@ -2,42 +2,59 @@
 running Lightbox (POST /api/v1/images), keeping PARALLEL photos in flight,
 and waits for each to be `ready` (image.get) before sending the next.
 So it times upload, storing, the queue, the render job and recording, as
-a client sees them. Reads the server's CPU time and peak RSS from /proc.
+a client sees them. Reads the server's CPU time from /proc, and its peak
+RSS two ways: sampled every 20 ms, as vips_render.py samples the libvips
+workers (the like-for-like figure), and the kernel's exact high-water mark.
+Each client keeps one connection alive and sends the files from memory,
+as a real client would, so the client takes as little as it can of the
+two cores it shares with the server (libvips's side has no client).
 Standard library only; prints one JSON line."""
 import argparse
+import http.client
 import json
 import os
 import threading
 import time
-import urllib.request
+import urllib.parse
 import uuid
 
 
-def rpc(url, method, params, token=None):
+def connect(url):
+    u = urllib.parse.urlsplit(url)
+    return http.client.HTTPConnection(u.hostname, u.port, timeout=120)
+
+
+def send(conn, path, body, headers):
+    """One request on a kept-alive connection; `body` may be a list of parts."""
+    size = sum(len(b) for b in body) if isinstance(body, list) else len(body)
+    conn.request("POST", path, body=body, headers={**headers, "Content-Length": str(size)})
+    r = conn.getresponse()
+    answer = r.read()
+    if r.status >= 300:
+        raise RuntimeError(f"{path}: {r.status} {answer[:200]!r}")
+    return json.loads(answer)
+
+
+def rpc(conn, method, params, token=None):
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).encode()
-    req = urllib.request.Request(url + "/rpc", body, {"Content-Type": "application/json"})
+    headers = {"Content-Type": "application/json"}
     if token:
-        req.add_header("Authorization", "Bearer " + token)
-    with urllib.request.urlopen(req, timeout=120) as r:
-        answer = json.loads(r.read())
+        headers["Authorization"] = "Bearer " + token
+    answer = send(conn, "/rpc", body, headers)
     if "error" in answer:
         raise RuntimeError(f"{method}: {answer['error']}")
     return answer["result"]
 
 
-def upload(url, token, path):
+def upload(conn, token, path, data):
     boundary = uuid.uuid4().hex
-    with open(path, "rb") as f:
-        data = f.read()
     name = os.path.basename(path)
-    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; "
+    head = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; "
             f"filename=\"{name}\"\r\nContent-Type: application/octet-stream\r\n\r\n").encode()
-    body += data + f"\r\n--{boundary}--\r\n".encode()
-    req = urllib.request.Request(url + "/api/v1/images", body, {
+    tail = f"\r\n--{boundary}--\r\n".encode()
+    return send(conn, "/api/v1/images", [head, data, tail], {
         "Content-Type": f"multipart/form-data; boundary={boundary}",
-        "Authorization": "Bearer " + token})
-    with urllib.request.urlopen(req, timeout=120) as r:
-        return json.loads(r.read())["id"]
+        "Authorization": "Bearer " + token})["id"]
 
 
 def cpu_seconds(pid):
@@ -46,10 +63,10 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def peak_rss_mib(pid):
+def status_mib(pid, field):
     with open(f"/proc/{pid}/status") as f:
         for line in f:
-            if line.startswith("VmHWM:"):
+            if line.startswith(field):
                 return int(line.split()[1]) / 1024
     return 0.0
 
@@ -63,19 +80,25 @@ def main():
     p.add_argument("files", nargs="+")
     a = p.parse_args()
     parallel, rounds = int(os.environ.get("PARALLEL", 2)), int(os.environ.get("ROUNDS", 3))
-    token = rpc(a.url, "auth.login", {"email": a.email, "password": a.password})["access_token"]
+    token = rpc(connect(a.url), "auth.login",
+                {"email": a.email, "password": a.password})["access_token"]
+    contents = {}
+    for path in a.files:
+        with open(path, "rb") as f:
+            contents[path] = f.read()
     jobs = list(a.files) * rounds
     lock, failures = threading.Lock(), []
 
     def client():
+        conn = connect(a.url)
         while True:
             with lock:
                 if not jobs:
                     return
                 path = jobs.pop(0)
-            image_id = upload(a.url, token, path)
+            image_id = upload(conn, token, path, contents[path])
             while True:
-                status = rpc(a.url, "image.get", {"id": image_id}, token)["status"]
+                status = rpc(conn, "image.get", {"id": image_id}, token)["status"]
                 if status == "ready":
                     break
                 if status == "failed":
@@ -86,16 +109,27 @@ def main():
     count = len(jobs)
     cpu0 = cpu_seconds(a.pid)
     start = time.perf_counter()
+    peak, done = [0.0], threading.Event()
+
+    def sample():
+        while not done.wait(0.02):
+            peak[0] = max(peak[0], status_mib(a.pid, "VmRSS:"))
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
     threads = [threading.Thread(target=client) for _ in range(parallel)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     secs = time.perf_counter() - start
+    done.set()
+    sampler.join()
     print(json.dumps({"tool": "lightbox (HTTP API)", "images": count, "seconds": round(secs, 3),
                       "images_per_s": round(count / secs, 3),
                       "cpu_s": round(cpu_seconds(a.pid) - cpu0, 1),
-                      "peak_rss_mib": round(peak_rss_mib(a.pid), 1), "failed": len(failures)}),
+                      "peak_rss_mib": round(peak[0], 1),
+                      "hwm_mib": round(status_mib(a.pid, "VmHWM:"), 1), "failed": len(failures)}),
           flush=True)
     if failures:
         raise SystemExit(f"renders failed: {failures}")
