@@ -1,13 +1,12 @@
 //! The threads Argon2 runs on: a fixed set, one per core, fed by a queue.
 //! Bounding concurrent hashes is not enough on its own: each hash takes
-//! 19 MiB from the allocator of the thread it runs on, and glibc keeps a
-//! freed chunk that large in that thread's arena. On the blocking pool a
-//! flood spreads hashes over dozens of threads and so over every arena
-//! (16 on two cores), 600 MiB held after 100 logins. Here at most one hash
-//! per core runs, on the same few threads, and glibc's mmap threshold is
-//! fixed at 4 MiB so a hash's buffer is mapped for it and unmapped after
-//! (glibc otherwise raises the threshold past 19 MiB after the first free,
-//! and arenas keep the buffers: 325 MiB after 48 logins on two threads).
+//! 19 MiB from the allocator of the thread it runs on, and the heap keeps
+//! what renders free for the next render (`limits::heap`: no private maps,
+//! pages kept until renders go idle), so hash buffers kept that way piled
+//! up: 300 MiB after 48 logins on two threads. On the blocking pool a flood
+//! would also spread hashes over dozens of threads and every arena. Here at
+//! most one hash per core runs, on the same few threads, and each hash's
+//! freed pages go back to the system as soon as it ends.
 
 use crate::{Error, Result};
 use std::sync::mpsc;
@@ -18,12 +17,6 @@ type Job = Box<dyn FnOnce() + Send>;
 fn queue() -> &'static mpsc::Sender<Job> {
     static QUEUE: OnceLock<mpsc::Sender<Job>> = OnceLock::new();
     QUEUE.get_or_init(|| {
-        #[cfg(all(target_os = "linux", target_env = "gnu"))]
-        // SAFETY: mallopt only sets an allocator parameter; it is
-        // thread-safe in glibc and takes no pointers.
-        unsafe {
-            libc::mallopt(libc::M_MMAP_THRESHOLD, 4 << 20);
-        }
         let (tx, rx) = mpsc::channel::<Job>();
         let rx = Arc::new(Mutex::new(rx));
         let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
@@ -34,7 +27,10 @@ fn queue() -> &'static mpsc::Sender<Job> {
                 .spawn(move || loop {
                     let job = rx.lock().expect("hashing queue").recv();
                     match job {
-                        Ok(job) => job(),
+                        Ok(job) => {
+                            job();
+                            crate::limits::heap::release_freed_pages();
+                        }
                         Err(_) => return,
                     }
                 })
