@@ -119,8 +119,11 @@ impl Renderer {
                 let decoded = pipeline::decode(&original, max_pixels, &specs)?;
                 // The file's bytes are not needed past the decode.
                 drop(original);
-                let seen = crate::render::placeholder::seen(&decoded);
-                crate::render::cascade::render_all(decoded, &specs).map(|o| (o, seen))
+                crate::render::cascade::render_and_look(
+                    decoded,
+                    &specs,
+                    crate::render::placeholder::seen,
+                )
             })
             .await
             .map_err(|e| Error::Internal(e.into()))?;

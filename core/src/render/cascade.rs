@@ -5,7 +5,10 @@
 //! one pass over its source, so `medium`, `small` and `thumb` read the
 //! 2048 px `large` (or each other) instead of a 24 MP original, and the
 //! decode is freed as soon as no render left needs it. Encodes run on
-//! their own threads as soon as their pixels are ready.
+//! their own threads as soon as their pixels are ready, and so does the
+//! job's look at the photo (placeholder, cover point), which reads the
+//! smallest whole-frame render that still has `LOOK_SIDE` pixels instead
+//! of the decode.
 
 use super::pipeline::{encode, resize, Output};
 use super::pixels::{Decoded, RenderError};
@@ -20,6 +23,11 @@ use std::time::{Duration, Instant};
 /// cascade in the reference bench keeps about 1.6x).
 const HEADROOM: f64 = 1.5;
 
+/// The long side a render needs to stand in for the decode when the job
+/// looks at the photo: the placeholder and the cover point average it
+/// down to 100 and 128 pixels.
+const LOOK_SIDE: u32 = 512;
+
 /// What each render is resized from: the decode, or an earlier render.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum From {
@@ -27,9 +35,16 @@ enum From {
     Render(usize),
 }
 
-/// The order to make the renders in (largest need first) and what each
-/// resizes from, planned from the geometry alone.
-fn cascade(src: &Decoded, specs: &[CropSpec]) -> (Vec<usize>, Vec<From>) {
+/// The plan of a cascade, from the geometry alone: the order to make the
+/// renders in (largest need first), what each resizes from, and the
+/// whole-frame render to look at the photo in (`None`: the decode).
+struct Plan {
+    order: Vec<usize>,
+    from: Vec<From>,
+    look_at: Option<usize>,
+}
+
+fn cascade(src: &Decoded, specs: &[CropSpec]) -> Plan {
     let (ow, oh) = (src.source.0.max(1) as f64, src.source.1.max(1) as f64);
     let plans: Vec<_> = specs
         .iter()
@@ -59,7 +74,19 @@ fn cascade(src: &Decoded, specs: &[CropSpec]) -> (Vec<usize>, Vec<From>) {
             frames.push((i, scale, w as u64 * h as u64));
         }
     }
-    (order, from)
+    let look_at = frames
+        .iter()
+        .filter(|(i, _, _)| {
+            let (w, h) = plans[*i].resized;
+            w.max(h) >= LOOK_SIDE.min(src.width.max(src.height))
+        })
+        .min_by_key(|(_, _, area)| *area)
+        .map(|(i, _, _)| *i);
+    Plan {
+        order,
+        from,
+        look_at,
+    }
 }
 
 enum Pixels {
@@ -81,11 +108,32 @@ type Encoding<'s> = ScopedJoinHandle<'s, Result<Output, RenderError>>;
 /// Every render in `specs`, in their order. Takes the decode so it can be
 /// freed once the last render that reads it has been resized.
 pub fn render_all(src: Decoded, specs: &[CropSpec]) -> Result<Vec<Output>, RenderError> {
-    let (order, from) = cascade(&src, specs);
+    render_and_look(src, specs, |_| ()).map(|(outputs, ())| outputs)
+}
+
+/// `render_all`, and `look` run on the photo: on its own thread, on the
+/// smallest whole-frame render with `LOOK_SIDE` pixels on its long side,
+/// or on the decode when no render is such a frame.
+pub fn render_and_look<T: Send>(
+    src: Decoded,
+    specs: &[CropSpec],
+    look: impl FnOnce(&Decoded) -> T + Send,
+) -> Result<(Vec<Output>, T), RenderError> {
+    let Plan {
+        order,
+        from,
+        look_at,
+    } = cascade(&src, specs);
     let last_decode_use = order.iter().rposition(|i| from[*i] == From::Decode);
     let source = src.source;
+    let mut look = Some(look);
+    let mut seen = match look_at {
+        None => look.take().map(|f| f(&src)),
+        Some(_) => None,
+    };
     let mut src = Some(src);
     std::thread::scope(|scope| {
+        let mut looking = None;
         let mut frames: Vec<Option<Arc<Decoded>>> = specs.iter().map(|_| None).collect();
         let mut encodings: Vec<(usize, Encoding)> = Vec::with_capacity(specs.len());
         let mut failed = None;
@@ -111,7 +159,7 @@ pub fn render_all(src: Decoded, specs: &[CropSpec]) -> Result<Vec<Output>, Rende
                     break;
                 }
             };
-            let pixels = if from.contains(&From::Render(i)) {
+            let pixels = if from.contains(&From::Render(i)) || look_at == Some(i) {
                 let frame = Arc::new(Decoded {
                     pixels: px,
                     width: w,
@@ -119,6 +167,12 @@ pub fn render_all(src: Decoded, specs: &[CropSpec]) -> Result<Vec<Output>, Rende
                     alpha,
                     source,
                 });
+                if look_at == Some(i) {
+                    if let Some(f) = look.take() {
+                        let frame = frame.clone();
+                        looking = Some(scope.spawn(move || f(&frame)));
+                    }
+                }
                 frames[i] = Some(frame.clone());
                 Pixels::Frame(frame)
             } else {
@@ -143,9 +197,18 @@ pub fn render_all(src: Decoded, specs: &[CropSpec]) -> Result<Vec<Output>, Rende
                 }
             }
         }
-        match failed {
-            Some(e) => Err(e),
-            None => Ok(outputs.into_iter().flatten().collect()),
+        if let Some(handle) = looking {
+            match handle.join() {
+                Ok(t) => seen = Some(t),
+                Err(_) => {
+                    failed.get_or_insert(RenderError::Produce("looking panicked".into()));
+                }
+            }
+        }
+        match (failed, seen) {
+            (Some(e), _) => Err(e),
+            (None, Some(seen)) => Ok((outputs.into_iter().flatten().collect(), seen)),
+            (None, None) => Err(RenderError::Produce("the photo was not looked at".into())),
         }
     })
 }
@@ -198,7 +261,7 @@ mod tests {
         let mut specs = default_presets();
         specs.push(CropSpec::new("sharp", 3000, 3000, Mode::Fill));
         specs.push(CropSpec::new("pad", 500, 500, Mode::Pad));
-        let (order, from) = cascade(&synthetic(4000, 3000), &specs);
+        let Plan { order, from, .. } = cascade(&synthetic(4000, 3000), &specs);
         let got: Vec<_> = order
             .iter()
             .map(|i| (specs[*i].code.as_str(), code(&specs, from[*i])))
@@ -221,7 +284,7 @@ mod tests {
         // Renders as big as the decode are no smaller source, and `small`
         // has too few pixels for the thumb's crop.
         let specs = default_presets();
-        let (_, from) = cascade(&synthetic(1000, 800), &specs);
+        let Plan { from, .. } = cascade(&synthetic(1000, 800), &specs);
         for (spec, f) in specs.iter().zip(from) {
             assert_eq!(code(&specs, f), "decode", "{}", spec.code);
         }
@@ -246,5 +309,20 @@ mod tests {
                 ("pad", 500, 500),
             ]
         );
+    }
+
+    #[test]
+    fn the_photo_is_looked_at_in_the_smallest_frame_with_enough_pixels() {
+        let specs = default_presets();
+        let size = |d: &Decoded| (d.width, d.height);
+        let (_, seen) = render_and_look(synthetic(3000, 2000), &specs, size).unwrap();
+        assert_eq!(seen, (640, 427), "`small`, not the decode");
+        // Only crops: no render is the whole frame, so the decode.
+        let crop = [CropSpec::new("sq", 300, 300, Mode::Fill)];
+        let (_, seen) = render_and_look(synthetic(3000, 2000), &crop, size).unwrap();
+        assert_eq!(seen, (3000, 2000));
+        // Smaller than LOOK_SIDE: renders the decode's size are as good.
+        let (_, seen) = render_and_look(synthetic(300, 200), &specs, size).unwrap();
+        assert_eq!(seen, (300, 200));
     }
 }
