@@ -168,6 +168,7 @@ async fn memory_renders_free_goes_back_once_they_are_idle() {
         "elephants_5640x3172_prog.jpg",
         "picosdeeuropa_3264x2448.png",
         "kleiber_6028x3391.jpg",
+        "bridge_4352x2448.webp",
     ] {
         let bytes = lightbox_e2e::corpus(name);
         let (status, img) = srv
@@ -179,10 +180,11 @@ async fn memory_renders_free_goes_back_once_they_are_idle() {
     for id in &ids {
         srv.ready(&t, id).await;
     }
-    // The renders did take memory, so the drop below is a real one.
+    // The renders did take memory, so the drop below is a real one (JPEGs
+    // this size decode at half scale, so they take less than they did).
     let grew = proc::peak_mb(srv.pid()).saturating_sub(base);
     assert!(
-        grew > 150,
+        grew > 100,
         "the renders peaked only {grew} MiB above the start"
     );
     let back = proc::within(Duration::from_secs(15), || {
