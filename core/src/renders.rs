@@ -68,9 +68,9 @@ impl Renderer {
         let Some(image) = self.repo.image(None, image_id).await? else {
             return Ok(());
         };
-        // Jobs recorded up to now are served by this run: it reads the
-        // specs they changed after this point.
-        let since = crate::time::now_ms();
+        // The jobs queued now are served by this run: it reads the specs
+        // they changed after this point.
+        let serving = self.repo.queued_jobs(image_id).await?;
         let desired = self.desired(&image).await?;
         for (spec, source) in &desired {
             self.repo.set_render_spec(image_id, spec, *source).await?;
@@ -113,7 +113,7 @@ impl Renderer {
             let needed = memory::estimate(&original, &specs).unwrap_or(0);
             let _memory = match self.budget.admit(needed).await {
                 Ok(permit) => permit,
-                Err(over) => return self.fail(image_id, since, &over.to_string()).await,
+                Err(over) => return self.fail(image_id, &serving, &over.to_string()).await,
             };
             let rendered = tokio::task::spawn_blocking(move || {
                 let decoded = pipeline::decode(&original, max_pixels, &specs)?;
@@ -129,7 +129,7 @@ impl Renderer {
             .map_err(|e| Error::Internal(e.into()))?;
             let (outputs, (hash, salient)) = match rendered {
                 Ok(outputs) => outputs,
-                Err(e) => return self.fail(image_id, since, &e.to_string()).await,
+                Err(e) => return self.fail(image_id, &serving, &e.to_string()).await,
             };
             for (row, out) in pending.into_iter().zip(outputs) {
                 let label = metric_label(&desired, &row.code);
@@ -139,28 +139,28 @@ impl Renderer {
         }
         self.settle(image_id, image.status).await?;
         self.repo
-            .settle_job_items(image_id, since, ItemState::Done)
+            .settle_job_items(image_id, &serving, ItemState::Done)
             .await
     }
 
     /// The job's last attempt failed: the image will not get its renders.
     pub async fn mark_failed(&self, image_id: Uuid) -> Result<()> {
         self.repo.set_status(image_id, ImageStatus::Failed).await?;
-        let now = crate::time::now_ms();
+        let queued = self.repo.queued_jobs(image_id).await?;
         self.repo
-            .settle_job_items(image_id, now, ItemState::Failed)
+            .settle_job_items(image_id, &queued, ItemState::Failed)
             .await
     }
 
     /// The image will not get its renders; the owner sees why.
-    async fn fail(&self, image_id: Uuid, since: i64, reason: &str) -> Result<()> {
+    async fn fail(&self, image_id: Uuid, serving: &[i64], reason: &str) -> Result<()> {
         tracing::warn!(%image_id, reason, "render failed");
         self.repo
             .set_failure_reason(image_id, reason, crate::time::now_ms())
             .await?;
         self.repo.set_status(image_id, ImageStatus::Failed).await?;
         self.repo
-            .settle_job_items(image_id, since, ItemState::Failed)
+            .settle_job_items(image_id, serving, ItemState::Failed)
             .await
     }
 

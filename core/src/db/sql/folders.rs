@@ -346,4 +346,4 @@ mod shown {
 
 #[cfg(test)]
 #[path = "folders_tests.rs"]
-mod tests;
+pub(super) mod tests;

@@ -14,7 +14,7 @@ use crate::domain::image::{Image, ImageStatus};
 use crate::domain::moderation::Takedown;
 use uuid::Uuid;
 
-fn photo(n: u32, owner: Uuid, album: Uuid) -> Image {
+pub(in crate::db::sql) fn photo(n: u32, owner: Uuid, album: Uuid) -> Image {
     let status = match n % 9 {
         0 => ImageStatus::Processing,
         1 => ImageStatus::Failed,
@@ -65,7 +65,7 @@ fn photo(n: u32, owner: Uuid, album: Uuid) -> Image {
 
 /// A fresh database: PostgreSQL when `LIGHTBOX_TEST_POSTGRES` names a
 /// server (the test script's second pass), else SQLite.
-async fn repo() -> SqlRepo {
+pub(in crate::db::sql) async fn repo() -> SqlRepo {
     let name = format!("lbx_folders_{}", crate::ids::new_id().simple());
     let url = match std::env::var("LIGHTBOX_TEST_POSTGRES") {
         Ok(base) if !base.is_empty() => {

@@ -63,17 +63,82 @@ impl JobRepo for SqlRepo {
         .transpose()
     }
 
-    async fn settle_job_items(&self, image: Uuid, since: i64, state: ItemState) -> Result<()> {
-        sqlx::query(
-            "UPDATE render_job_items SET state = $3 \
-             WHERE image_id = $1 AND state = 'queued' AND job_id IN \
-               (SELECT id FROM render_jobs WHERE created_at < $2)",
+    async fn queued_jobs(&self, image: Uuid) -> Result<Vec<i64>> {
+        let rows = sqlx::query(
+            "SELECT job_id FROM render_job_items WHERE image_id = $1 AND state = 'queued'",
         )
         .bind(image.to_string())
-        .bind(since)
-        .bind(state.as_str())
-        .execute(&self.pool)
+        .fetch_all(&self.pool)
         .await?;
+        rows.iter().map(|r| Ok(r.try_get("job_id")?)).collect()
+    }
+
+    async fn settle_job_items(&self, image: Uuid, jobs: &[i64], state: ItemState) -> Result<()> {
+        // A photo is in few jobs at once: one statement each.
+        for job in jobs {
+            sqlx::query(
+                "UPDATE render_job_items SET state = $3 \
+                 WHERE image_id = $1 AND job_id = $2 AND state = 'queued'",
+            )
+            .bind(image.to_string())
+            .bind(job)
+            .bind(state.as_str())
+            .execute(&self.pool)
+            .await?;
+        }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::folders::tests::{photo, repo};
+    use crate::db::{AlbumRepo, ImageRepo, JobRepo, NewJob, UserRepo};
+    use crate::domain::accounts::User;
+    use crate::domain::album::Album;
+    use crate::domain::jobs::ItemState;
+
+    #[tokio::test]
+    async fn a_run_settles_the_jobs_it_read_and_no_later_one() {
+        let repo = repo().await;
+        let owner = crate::ids::new_id();
+        let user = User {
+            id: owner,
+            email: "j@example.com".into(),
+            password_hash: String::new(),
+            is_admin: false,
+            created_at: 0,
+        };
+        repo.insert_user(&user).await.unwrap();
+        let album = Album::new(crate::ids::new_id(), owner, "A", "", 0);
+        repo.insert_album(&album).await.unwrap();
+        let img = photo(2, owner, album.id);
+        repo.insert_image(&img, &[]).await.unwrap();
+        // Both jobs carry the same time: only what the run read counts.
+        let job = |kind| NewJob {
+            owner,
+            album: album.id,
+            kind,
+            images: std::slice::from_ref(&img.id),
+            now: 1_000,
+        };
+        let first = repo.insert_job(&job("album.crop.set")).await.unwrap();
+        let serving = repo.queued_jobs(img.id).await.unwrap();
+        assert_eq!(serving, [first]);
+        let second = repo.insert_job(&job("album.crop.delete")).await.unwrap();
+        repo.settle_job_items(img.id, &serving, ItemState::Done)
+            .await
+            .unwrap();
+        let counts = |id| repo.job_counts(owner, id);
+        assert_eq!(counts(first).await.unwrap().unwrap().queued, 0);
+        assert_eq!(counts(second).await.unwrap().unwrap().queued, 1);
+        // The second job's own run settles it.
+        let serving = repo.queued_jobs(img.id).await.unwrap();
+        assert_eq!(serving, [second]);
+        repo.settle_job_items(img.id, &serving, ItemState::Failed)
+            .await
+            .unwrap();
+        let second = counts(second).await.unwrap().unwrap();
+        assert_eq!((second.queued, second.failed), (0, 1));
     }
 }

@@ -190,20 +190,33 @@ impl RenderRepo for SqlRepo {
             .into_iter()
             .filter(|r| !keep.contains(&r.code))
             .collect();
-        for r in &gone {
+        let mut removed = Vec::new();
+        for r in gone {
             let mut tx = self.pool.begin().await?;
             retire_version(&mut *tx, image_id, &r.code).await?;
-            sqlx::query("DELETE FROM renders WHERE image_id = $1 AND code = $2")
-                .bind(image_id.to_string())
-                .bind(&r.code)
-                .execute(&mut *tx)
-                .await?;
+            // `keep` was read when the job began: a folder rule or custom
+            // crop added since (whose own job may already have rendered it)
+            // is still wanted, so the rows decide, not the job's old list.
+            let deleted = sqlx::query(
+                "DELETE FROM renders WHERE image_id = $1 AND code = $2 \
+                 AND NOT EXISTS (SELECT 1 FROM custom_crops c \
+                   WHERE c.image_id = $1 AND c.code = $2) \
+                 AND NOT EXISTS (SELECT 1 FROM album_crops a JOIN images i \
+                   ON a.album_id = i.album_id WHERE i.id = $1 AND a.code = $2)",
+            )
+            .bind(image_id.to_string())
+            .bind(&r.code)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+            if deleted == 0 {
+                tx.rollback().await?;
+                continue;
+            }
             tx.commit().await?;
+            removed.extend(r.produced.map(|p| p.blob_key));
         }
-        Ok(gone
-            .into_iter()
-            .filter_map(|r| r.produced.map(|p| p.blob_key))
-            .collect())
+        Ok(removed)
     }
 
     async fn render_produced(
