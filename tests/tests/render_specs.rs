@@ -114,8 +114,10 @@ async fn a_deleted_folder_rule_does_not_get_its_render_back() {
         repo.set_album_crop(img.album_id, &spec(), 2).await.unwrap();
         repo.set_render_spec(img.id, &spec(), rule).await.unwrap();
         assert_eq!(codes(repo, img.id).await, ["sq"]);
-        repo.remove_renders_except(img.id, &[]).await.unwrap();
+        // The rule's own job reads the rules after it is gone.
         assert!(repo.delete_album_crop(img.album_id, "sq").await.unwrap());
+        repo.remove_renders_except(img.id, &[]).await.unwrap();
+        assert!(codes(repo, img.id).await.is_empty());
         // Another folder's rule of that code does not count either.
         let other = image(repo).await;
         repo.set_album_crop(other.album_id, &spec(), 3)
@@ -123,5 +125,29 @@ async fn a_deleted_folder_rule_does_not_get_its_render_back() {
             .unwrap();
         repo.set_render_spec(img.id, &spec(), rule).await.unwrap();
         assert!(codes(repo, img.id).await.is_empty());
+    }
+}
+
+#[tokio::test]
+async fn a_job_that_read_the_rules_before_a_new_one_keeps_its_render() {
+    let engines = engines().await;
+    for repo in &engines.repos {
+        let img = image(repo).await;
+        repo.set_album_crop(img.album_id, &spec(), 2).await.unwrap();
+        repo.set_render_spec(img.id, &spec(), SpecSource::FolderRule)
+            .await
+            .unwrap();
+        // An older job whose list has no `sq` finishes after the rule's.
+        let gone = repo.remove_renders_except(img.id, &[]).await.unwrap();
+        assert!(gone.is_empty(), "{gone:?}");
+        assert_eq!(codes(repo, img.id).await, ["sq"]);
+        // A custom crop of the code is kept the same way.
+        let own = image(repo).await;
+        repo.add_custom_crop(own.id, &spec(), 5, 2).await.unwrap();
+        repo.set_render_spec(own.id, &spec(), SpecSource::Custom)
+            .await
+            .unwrap();
+        repo.remove_renders_except(own.id, &[]).await.unwrap();
+        assert_eq!(codes(repo, own.id).await, ["sq"]);
     }
 }
