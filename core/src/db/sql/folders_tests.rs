@@ -101,9 +101,8 @@ async fn walked(repo: &SqlRepo, album: Uuid, order: Order, size: u32) -> Vec<Uui
     }
 }
 
-#[tokio::test]
-async fn walks_and_counts_follow_the_domain_rules() {
-    let repo = repo().await;
+/// A new owner with one folder `A`.
+pub(in crate::db::sql) async fn owner_with_folder(repo: &SqlRepo) -> (Uuid, Album) {
     let owner = crate::ids::new_id();
     let user = User {
         id: owner,
@@ -114,8 +113,15 @@ async fn walks_and_counts_follow_the_domain_rules() {
     };
     repo.insert_user(&user).await.unwrap();
     let album = Album::new(crate::ids::new_id(), owner, "A", "", 0);
-    let other = Album::new(crate::ids::new_id(), owner, "B", "", 0);
     repo.insert_album(&album).await.unwrap();
+    (owner, album)
+}
+
+#[tokio::test]
+async fn walks_and_counts_follow_the_domain_rules() {
+    let repo = repo().await;
+    let (owner, album) = owner_with_folder(&repo).await;
+    let other = Album::new(crate::ids::new_id(), owner, "B", "", 0);
     repo.insert_album(&other).await.unwrap();
     let photos: Vec<Image> = (0..90).map(|n| photo(n, owner, album.id)).collect();
     for p in &photos {

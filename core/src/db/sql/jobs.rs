@@ -92,26 +92,14 @@ impl JobRepo for SqlRepo {
 
 #[cfg(test)]
 mod tests {
-    use super::super::folders::tests::{photo, repo};
-    use crate::db::{AlbumRepo, ImageRepo, JobRepo, NewJob, UserRepo};
-    use crate::domain::accounts::User;
-    use crate::domain::album::Album;
+    use super::super::folders::tests::{owner_with_folder, photo, repo};
+    use crate::db::{ImageRepo, JobRepo, NewJob};
     use crate::domain::jobs::ItemState;
 
     #[tokio::test]
     async fn a_run_settles_the_jobs_it_read_and_no_later_one() {
         let repo = repo().await;
-        let owner = crate::ids::new_id();
-        let user = User {
-            id: owner,
-            email: "j@example.com".into(),
-            password_hash: String::new(),
-            is_admin: false,
-            created_at: 0,
-        };
-        repo.insert_user(&user).await.unwrap();
-        let album = Album::new(crate::ids::new_id(), owner, "A", "", 0);
-        repo.insert_album(&album).await.unwrap();
+        let (owner, album) = owner_with_folder(&repo).await;
         let img = photo(2, owner, album.id);
         repo.insert_image(&img, &[]).await.unwrap();
         // Both jobs carry the same time: only what the run read counts.
