@@ -102,7 +102,11 @@ pub(super) fn resize(src: &Decoded, spec: &CropSpec) -> Result<Resized, RenderEr
     let sx = src.width as f64 / src.source.0.max(1) as f64;
     let sy = src.height as f64 / src.source.1.max(1) as f64;
     let (left, top, w, h) = g.source;
-    let (left, top, w, h) = (left * sx, top * sy, w * sx, h * sy);
+    let (left, top) = (left * sx, top * sy);
+    // Scaling can land a whole-frame box a rounding error past the edge
+    // (4200 x 1463 / 3000 is 1463.0000000000002 rows).
+    let (sw, sh) = (src.width as f64, src.height as f64);
+    let (w, h) = ((w * sx).min(sw - left), (h * sy).min(sh - top));
     let options = fr::ResizeOptions::new()
         .resize_alg(fr::ResizeAlg::Convolution(fr::FilterType::Lanczos3))
         .crop(left, top, w, h);
@@ -250,6 +254,20 @@ mod tests {
     fn produce(src: &Decoded, spec: &CropSpec) -> Result<Vec<u8>, RenderError> {
         let (px, w, h, alpha) = resize(src, spec)?;
         encode(&px, w, h, alpha, spec)
+    }
+
+    #[test]
+    fn frames_whose_scale_rounds_past_the_edge_still_render() {
+        // `medium` from the 2048 x 1463 `large` of a 4200 x 3000 photo.
+        let mut frame = synthetic(2048, 1463, false);
+        frame.source = (4200, 3000);
+        let medium = &default_presets()[2];
+        assert_eq!(medium.code, "medium");
+        let (_, w, h, _) = resize(&frame, medium).unwrap();
+        assert_eq!((w, h), (1280, 914));
+        let out =
+            super::super::cascade::render_all(synthetic(4200, 3000, false), &default_presets());
+        assert_eq!(out.unwrap().len(), 4);
     }
 
     #[test]

@@ -22,8 +22,15 @@ pub struct Decoded {
 }
 
 /// Converts pixels tagged with an ICC profile to sRGB; an unreadable profile
-/// leaves them as they are (the common case is sRGB already).
+/// leaves them as they are (the common case is sRGB already), and so does
+/// a profile of another colour space: the decoders hand over CMYK and grey
+/// photos already as RGB, and a CMYK profile applied to those turned them
+/// dark and blue.
 pub(crate) fn to_srgb(icc: &[u8], pixels: &mut [u8], alpha: bool) {
+    // The ICC header's data colour space, at bytes 16..20.
+    if icc.get(16..20) != Some(b"RGB ".as_slice()) {
+        return;
+    }
     let Some(source) = qcms::Profile::new_from_slice(icc, false) else {
         return;
     };
@@ -36,5 +43,22 @@ pub(crate) fn to_srgb(icc: &[u8], pixels: &mut [u8], alpha: bool) {
     };
     if let Some(t) = qcms::Transform::new(&source, &srgb, kind, qcms::Intent::Perceptual) {
         t.apply(pixels);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_rgb_profiles_convert_rgb_pixels() {
+        // A header claiming CMYK data: whatever follows, nothing changes.
+        let mut icc = vec![0u8; 132];
+        icc[16..20].copy_from_slice(b"CMYK");
+        let mut px = vec![10, 200, 30, 40, 50, 60];
+        to_srgb(&icc, &mut px, false);
+        assert_eq!(px, [10, 200, 30, 40, 50, 60]);
+        to_srgb(b"", &mut px, false);
+        assert_eq!(px, [10, 200, 30, 40, 50, 60]);
     }
 }
