@@ -104,19 +104,31 @@ def http_body_complete(raw):
 
 
 def unread_zip(url, request, hold):
-    """Asks for a zip and reads nothing for `hold` seconds (longer than the
-    server's send timeout), then reads what is there to EOF: a server that
-    cut the stalled zip off leaves its body incomplete."""
+    """Asks for a zip, reads the first bytes of the answer and then nothing
+    for `hold` seconds (longer than the server's send timeout), then reads
+    what is there to EOF: a server that cut the stalled zip off leaves its
+    body incomplete. The hold counts from the first byte, not from the
+    request: under the flood a request can wait seconds for a connection
+    slot, and the server's timeout only starts once it is sending. A small
+    receive buffer keeps the kernel from taking the whole zip unread."""
+    host, port = hostport(url)
     while not stop.is_set():
-        s = socket.create_connection(hostport(url))
-        s.sendall(request)
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 << 10)
+        s.settimeout(60)
+        raw = bytearray()
+        try:
+            s.connect((host, port))
+            s.sendall(request)
+            raw += s.recv(1024)
+        except OSError:
+            pass
         if stop.wait(hold):
             s.close()
             return
         s.settimeout(30)
-        raw = bytearray()
         try:
-            while True:
+            while raw:
                 data = s.recv(1 << 20)
                 if not data:
                     break
