@@ -2,6 +2,7 @@ use lightbox_core::config::Config;
 use lightbox_core::runtime::init_logs;
 
 fn main() -> anyhow::Result<()> {
+    lightbox_core::runtime::check_cpu().map_err(anyhow::Error::msg)?;
     lightbox_core::limits::heap::keep_freed_pages();
     tokio::runtime::Runtime::new()?.block_on(run())
 }

@@ -13,6 +13,7 @@ use lightbox_core::{db, store::BlobStore};
 use std::sync::Arc;
 
 fn main() -> anyhow::Result<()> {
+    lightbox_core::runtime::check_cpu().map_err(anyhow::Error::msg)?;
     lightbox_core::limits::heap::keep_freed_pages();
     tokio::runtime::Runtime::new()?.block_on(run())
 }
