@@ -24,9 +24,11 @@ pub fn init_logs(format: LogFormat) {
 pub fn check_cpu() -> Result<(), String> {
     #[cfg(target_arch = "x86_64")]
     if !std::arch::is_x86_feature_detected!("sse4.1") {
-        return Err("this CPU lacks SSE4.1, which Lightbox's WebP encoder is built for \
+        return Err(
+            "this CPU lacks SSE4.1, which Lightbox's WebP encoder is built for \
                     (x86-64-v2: every x86-64 CPU since 2008)"
-            .into());
+                .into(),
+        );
     }
     Ok(())
 }
