@@ -189,4 +189,62 @@ mod tests {
         }
         assert!(checked >= 4, "the corpus JPEGs that halve: {checked}");
     }
+
+    fn corpus_jpegs() -> Vec<(std::path::PathBuf, Vec<u8>)> {
+        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
+        let mut files: Vec<_> = std::fs::read_dir(corpus)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "jpg"))
+            .map(|p| {
+                let bytes = std::fs::read(&p).unwrap();
+                (p, bytes)
+            })
+            .collect();
+        files.sort();
+        files
+    }
+
+    #[test]
+    fn quarter_and_eighth_decodes_keep_renders_and_fill_crops_in_place() {
+        // Each spec alone, so the deeper shrinks are taken: a 640 render and
+        // the 400x400 fill crop at 1/2 or 1/4, a 300 render at 1/4 or 1/8.
+        // Against the same render from the full decode, before encoding; a
+        // crop window off by a few pixels would fall far below.
+        let thumb = default_presets()
+            .into_iter()
+            .find(|p| p.code == "thumb")
+            .unwrap();
+        let cases = [only("small", 640, 0), vec![thumb], only("tiny", 300, 0)];
+        let mut seen = std::collections::BTreeSet::new();
+        for (path, bytes) in corpus_jpegs() {
+            let full = super::super::pipeline::decode_whole(&bytes, 200_000_000).unwrap();
+            for specs in &cases {
+                let Some(shrunk) = decode_jpeg(&bytes, specs).unwrap() else {
+                    continue;
+                };
+                let denom = full.width.div_ceil(shrunk.width);
+                assert_eq!(shrunk.source, full.source);
+                assert_eq!(shrunk.width, full.width.div_ceil(denom), "{path:?}");
+                let (a, aw, ah, _) = super::super::pipeline::resize(&full, &specs[0]).unwrap();
+                let (b, bw, bh, _) = super::super::pipeline::resize(&shrunk, &specs[0]).unwrap();
+                assert_eq!((aw, ah), (bw, bh), "{path:?}");
+                let db = psnr(&a, &b);
+                // Measured: 47-55 dB down to 1/4, 38.5-44 dB at 1/8 (the
+                // DC alone: a box filter), where webp q80 moves pixels by
+                // 35-42 dB.
+                let floor = if denom == 8 { 36.0 } else { 44.0 };
+                assert!(
+                    db > floor,
+                    "{path:?} 1/{denom} {}: {db:.1} dB",
+                    specs[0].code
+                );
+                seen.insert(denom);
+            }
+        }
+        assert!(
+            seen.contains(&4) && seen.contains(&8),
+            "shrinks seen: {seen:?}"
+        );
+    }
 }
