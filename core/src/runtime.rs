@@ -18,7 +18,7 @@ pub fn init_logs(format: LogFormat) {
 }
 
 /// The WebP encoder is built with SSE4.1 (its own SSE4.1 code paths, about
-/// 3 % of a render's CPU): every x86-64 CPU since 2008 has it (the x86-64-v2
+/// 2 % of a render's CPU): every x86-64 CPU since 2008-2011 has it (the x86-64-v2
 /// level). A CPU without it is refused at start with this message, not
 /// killed by an illegal instruction at the first render.
 pub fn check_cpu() -> Result<(), String> {
@@ -26,7 +26,7 @@ pub fn check_cpu() -> Result<(), String> {
     if !std::arch::is_x86_feature_detected!("sse4.1") {
         return Err(
             "this CPU lacks SSE4.1, which Lightbox's WebP encoder is built for \
-                    (x86-64-v2: every x86-64 CPU since 2008)"
+                    (x86-64-v2: every x86-64 CPU since 2008-2011)"
                 .into(),
         );
     }
