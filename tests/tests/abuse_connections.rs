@@ -109,6 +109,81 @@ async fn a_body_dripped_byte_by_byte_is_cut_at_the_body_deadline() {
     assert!(text.is_empty() || text.starts_with("HTTP/1.1 4"), "{text}");
 }
 
+/// Sends `head`, then `chunk` every `every` until the server answers or
+/// closes; what it answered and when, from the head on.
+async fn send_paced(
+    srv: &Server,
+    head: &str,
+    chunk: Vec<u8>,
+    every: Duration,
+) -> (String, Duration) {
+    let s = TcpStream::connect(addr(srv)).await.unwrap();
+    let (mut rd, mut wr) = s.into_split();
+    wr.write_all(head.as_bytes()).await.unwrap();
+    let start = Instant::now();
+    let drip = tokio::spawn(async move {
+        while wr.write_all(&chunk).await.is_ok() {
+            tokio::time::sleep(every).await;
+            if start.elapsed() > Duration::from_secs(40) {
+                break;
+            }
+        }
+    });
+    let mut answer = Vec::new();
+    let read = tokio::time::timeout(Duration::from_secs(30), rd.read_to_end(&mut answer)).await;
+    drip.abort();
+    assert!(read.is_ok(), "still open after 30 s");
+    (
+        String::from_utf8_lossy(&answer).into_owned(),
+        start.elapsed(),
+    )
+}
+
+#[tokio::test]
+async fn a_body_dripped_within_the_deadline_is_cut_for_its_pace() {
+    // The default 300 s body deadline: a byte every 300 ms is cut once 10 s
+    // of waiting have brought under 10 KiB.
+    let srv = Server::start_with(&[("LIGHTBOX_IDLE_TIMEOUT_S", "60")]);
+    let head = "POST /rpc HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n";
+    let (text, took) = send_paced(&srv, head, b" ".to_vec(), Duration::from_millis(300)).await;
+    assert!(
+        took > Duration::from_secs(9) && took < Duration::from_secs(16),
+        "{took:?}"
+    );
+    assert!(text.is_empty() || text.starts_with("HTTP/1.1 4"), "{text}");
+}
+
+#[tokio::test]
+async fn a_slow_but_steady_body_is_received_whole() {
+    // 4 KiB/s for 12 s, past a whole window: above the floor, answered.
+    let srv = Server::start_with(&[("LIGHTBOX_IDLE_TIMEOUT_S", "60")]);
+    let mut body = br#"{"jsonrpc":"2.0","id":1,"method":"rpc.discover"}"#.to_vec();
+    body.resize(48 << 10, b' ');
+    let head = format!(
+        "POST /rpc HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    let s = TcpStream::connect(addr(&srv)).await.unwrap();
+    let (mut rd, mut wr) = s.into_split();
+    wr.write_all(head.as_bytes()).await.unwrap();
+    let start = Instant::now();
+    for piece in body.chunks(4 << 10) {
+        wr.write_all(piece).await.unwrap();
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+    let mut answer = Vec::new();
+    let read = tokio::time::timeout(Duration::from_secs(10), rd.read_to_end(&mut answer)).await;
+    assert!(read.is_ok(), "no answer");
+    assert!(
+        start.elapsed() > Duration::from_secs(11),
+        "{:?}",
+        start.elapsed()
+    );
+    let text = String::from_utf8_lossy(&answer);
+    assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+    assert!(text.contains("\"openrpc\""), "{text}");
+}
+
 #[tokio::test]
 async fn open_connections_are_capped_and_normal_requests_still_answer() {
     let srv = Server::start_with(&[

@@ -1,7 +1,8 @@
 //! Slow-client defences for `server`: a socket wrapper that notes when a
 //! byte last moved, the watchdog that reads it, and a request body with a
-//! total deadline (a per-chunk timeout would let a client drip one byte
-//! every few seconds forever).
+//! total deadline and a least pace (a per-chunk timeout would let a client
+//! drip one byte every few seconds forever, and the deadline alone would
+//! let it do so for the whole deadline).
 
 use axum::body::Body;
 use futures::StreamExt;
@@ -118,24 +119,100 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for Watched<T> {
     }
 }
 
+/// The slowest a request body may come: at least `MIN_BYTES_PER_WINDOW`
+/// in each `RATE_WINDOW` spent waiting for it (1 KiB/s). Without it a
+/// client dripping a byte at a time holds its connection slot, and an
+/// upload's, for the whole body deadline. Only time spent waiting on the
+/// client counts, so a handler that stops reading for a while (the blob
+/// store pushing back) is not taken for a slow client.
+const RATE_WINDOW: Duration = Duration::from_secs(10);
+const MIN_BYTES_PER_WINDOW: usize = 10 << 10;
+
+/// Bytes received and time waited in the current window.
+#[derive(Default)]
+struct Pace {
+    waited: Duration,
+    bytes: usize,
+}
+
+impl Pace {
+    /// Waiting time left in the window.
+    fn left(&self) -> Duration {
+        RATE_WINDOW.saturating_sub(self.waited)
+    }
+
+    /// Counts `bytes` that came after `waited`; false when the window is
+    /// over and brought too few. A window that brought enough starts the next.
+    fn took(&mut self, bytes: usize, waited: Duration) -> bool {
+        self.bytes += bytes;
+        self.waited += waited;
+        if self.waited < RATE_WINDOW {
+            return true;
+        }
+        let enough = self.bytes >= MIN_BYTES_PER_WINDOW;
+        *self = Pace::default();
+        enough
+    }
+}
+
+fn timed_out(why: &'static str) -> axum::Error {
+    axum::Error::new(io::Error::new(io::ErrorKind::TimedOut, why))
+}
+
 /// The request body, failing with a timeout error once `total` has passed
-/// since the request arrived. Bodiless requests are passed through as is.
+/// since the request arrived, or once it comes slower than `Pace` allows.
+/// Bodiless requests are passed through as is.
 pub fn deadline_body(body: Incoming, total: Duration) -> Body {
     if hyper::body::Body::is_end_stream(&body) {
         return Body::new(body);
     }
     let deadline = Instant::now() + total;
     let stream = Body::new(body).into_data_stream();
-    let timed = futures::stream::unfold(Some(stream), move |state| async move {
-        let mut stream = state?;
-        match tokio::time::timeout_at(deadline, stream.next()).await {
-            Ok(Some(item)) => Some((item, Some(stream))),
-            Ok(None) => None,
-            Err(_) => {
-                let e = io::Error::new(io::ErrorKind::TimedOut, "request body read timeout");
-                Some((Err(axum::Error::new(e)), None))
+    let timed = futures::stream::unfold(Some((stream, Pace::default())), move |state| async move {
+        let (mut stream, mut pace) = state?;
+        loop {
+            let began = Instant::now();
+            let until = deadline.min(began + pace.left());
+            match tokio::time::timeout_at(until, stream.next()).await {
+                Ok(Some(Ok(chunk))) => {
+                    if !pace.took(chunk.len(), began.elapsed()) {
+                        return Some((Err(timed_out("request body too slow")), None));
+                    }
+                    return Some((Ok(chunk), Some((stream, pace))));
+                }
+                Ok(Some(Err(e))) => return Some((Err(e), Some((stream, pace)))),
+                Ok(None) => return None,
+                Err(_) if Instant::now() >= deadline => {
+                    return Some((Err(timed_out("request body read timeout")), None));
+                }
+                Err(_) => {
+                    if !pace.took(0, began.elapsed()) {
+                        return Some((Err(timed_out("request body too slow")), None));
+                    }
+                }
             }
         }
     });
     Body::from_stream(timed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_window_with_too_few_bytes_fails_and_one_with_enough_starts_the_next() {
+        let second = Duration::from_secs(1);
+        let mut pace = Pace::default();
+        for _ in 0..9 {
+            assert!(pace.took(1, second));
+        }
+        assert!(!pace.took(1, second), "10 bytes in 10 s");
+        let mut pace = Pace::default();
+        assert!(pace.took(MIN_BYTES_PER_WINDOW, RATE_WINDOW));
+        assert_eq!(pace.left(), RATE_WINDOW, "the next window starts afresh");
+        assert!(pace.took(MIN_BYTES_PER_WINDOW / 2, RATE_WINDOW / 2));
+        assert_eq!(pace.left(), RATE_WINDOW / 2);
+        assert!(!pace.took(MIN_BYTES_PER_WINDOW / 2 - 1, RATE_WINDOW / 2));
+    }
 }
