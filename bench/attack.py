@@ -105,11 +105,11 @@ def http_body_complete(raw):
 
 def unread_zip(url, request, hold):
     """Asks for a zip, reads the first bytes of the answer and then nothing
-    for `hold` seconds (longer than the server's send timeout), then reads
-    what is there to EOF: a server that cut the stalled zip off leaves its
-    body incomplete. The hold counts from the first byte, not from the
-    request: under the flood a request can wait seconds for a connection
-    slot, and the server's timeout only starts once it is sending. A small
+    for `hold` seconds, then reads what is there to EOF: a server that cut
+    the stalled zip off leaves its body incomplete. The hold counts from
+    the first byte, and is several times the server's send timeout: that
+    timeout starts once the server is stuck sending, after it has filled
+    the socket's buffers, which under the flood can take seconds. A small
     receive buffer keeps the kernel from taking the whole zip unread."""
     host, port = hostport(url)
     while not stop.is_set():
@@ -123,9 +123,9 @@ def unread_zip(url, request, hold):
             raw += s.recv(1024)
         except OSError:
             pass
-        if stop.wait(hold):
-            s.close()
-            return
+        # Held to the end even when the attack stops meanwhile, so each
+        # zip asked for is counted.
+        time.sleep(hold)
         s.settimeout(30)
         try:
             while raw:
@@ -144,12 +144,18 @@ def unread_zip(url, request, hold):
             count("zip_cut_off_by_server")
 
 
+# Far past what the kernel takes unread (the sender's buffer grows to 4 MiB
+# here): a zip that fits there is "sent whole" without the client reading.
+# attack.sh uploads a 16 MB photo for this; the load test's are 1-2 MB.
+BIG_ZIP = 8 << 20
+
+
 def ready_archive(url, token):
     deadline = time.time() + 120
     while time.time() < deadline:
         items = rpc(url, "image.list", {"limit": 50}, token)["result"]["items"]
         for img in items:
-            if img["status"] == "ready" and img["size_bytes"] > 1 << 20:
+            if img["status"] == "ready" and img["size_bytes"] > BIG_ZIP:
                 return rpc(url, "image.archiveToken", {"id": img["id"]}, token)["result"]["url"]
         time.sleep(1)
     return None
@@ -172,14 +178,15 @@ def main():
     archive = ready_archive(a.url, token)
     if archive:
         req = ("GET %s HTTP/1.1\r\nHost: x\r\n\r\n" % archive).encode()
-        threads += [threading.Thread(target=unread_zip, args=(a.url, req, a.zip_send_timeout * 2)) for _ in range(20)]
+        hold = a.zip_send_timeout * 4
+        threads += [threading.Thread(target=unread_zip, args=(a.url, req, hold)) for _ in range(20)]
     for t in threads:
         t.daemon = True
         t.start()
     time.sleep(a.seconds)
     stop.set()
     for t in threads:
-        t.join(timeout=40)
+        t.join(timeout=60)
     print("attack:", json.dumps(counts, sort_keys=True))
     failed = []
     if counts.get("slowloris_still_open", 0):
