@@ -193,39 +193,6 @@ impl BlobStore {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn vars(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
-
-    fn provider(pairs: &[(&str, &str)]) -> String {
-        let s3 = s3_builder(vars(pairs))
-            .with_bucket_name("b")
-            .build()
-            .unwrap();
-        format!("{:?}", s3.credentials())
-    }
-
-    #[test]
-    fn empty_keys_leave_the_web_identity_chain_in_charge() {
-        // object_store reads these two from the process environment itself.
-        std::env::set_var("AWS_WEB_IDENTITY_TOKEN_FILE", "/var/run/secrets/token");
-        std::env::set_var("AWS_ROLE_ARN", "arn:aws:iam::1:role/lightbox");
-        let irsa = [("AWS_ACCESS_KEY_ID", ""), ("AWS_SECRET_ACCESS_KEY", " ")];
-        let chosen = provider(&irsa);
-        assert!(chosen.contains("WebIdentityProvider"), "{chosen}");
-        assert!(!chosen.contains("StaticCredentialProvider"), "{chosen}");
-        let keys = [("AWS_ACCESS_KEY_ID", "id"), ("AWS_SECRET_ACCESS_KEY", "s")];
-        assert!(provider(&keys).contains("StaticCredentialProvider"));
-    }
-}
-
 /// What one blocking read of a local file takes. object_store reads 8 KiB
 /// per blocking call, and under load each call waits its turn: a zip of a
 /// 16 MB original came out at 1-2 MB/s, too slowly to ever fill the
@@ -260,4 +227,37 @@ fn file_chunks(
         Ok(Some((bytes::Bytes::from(buf), (file, at + n..range.end))))
     })
     .boxed()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vars(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    fn provider(pairs: &[(&str, &str)]) -> String {
+        let s3 = s3_builder(vars(pairs))
+            .with_bucket_name("b")
+            .build()
+            .unwrap();
+        format!("{:?}", s3.credentials())
+    }
+
+    #[test]
+    fn empty_keys_leave_the_web_identity_chain_in_charge() {
+        // object_store reads these two from the process environment itself.
+        std::env::set_var("AWS_WEB_IDENTITY_TOKEN_FILE", "/var/run/secrets/token");
+        std::env::set_var("AWS_ROLE_ARN", "arn:aws:iam::1:role/lightbox");
+        let irsa = [("AWS_ACCESS_KEY_ID", ""), ("AWS_SECRET_ACCESS_KEY", " ")];
+        let chosen = provider(&irsa);
+        assert!(chosen.contains("WebIdentityProvider"), "{chosen}");
+        assert!(!chosen.contains("StaticCredentialProvider"), "{chosen}");
+        let keys = [("AWS_ACCESS_KEY_ID", "id"), ("AWS_SECRET_ACCESS_KEY", "s")];
+        assert!(provider(&keys).contains("StaticCredentialProvider"));
+    }
 }
