@@ -79,43 +79,15 @@ async fn an_idle_keep_alive_connection_is_closed() {
     );
 }
 
-#[tokio::test]
-async fn a_body_dripped_byte_by_byte_is_cut_at_the_body_deadline() {
-    let srv = Server::start_with(&timeouts());
-    let mut s = TcpStream::connect(addr(&srv)).await.unwrap();
-    let head = "POST /rpc HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n";
-    s.write_all(head.as_bytes()).await.unwrap();
-    let start = Instant::now();
-    let (mut rd, mut wr) = s.into_split();
-    // One byte every 300 ms: always some progress, never the whole body.
-    let drip = tokio::spawn(async move {
-        while wr.write_all(b" ").await.is_ok() {
-            tokio::time::sleep(Duration::from_millis(300)).await;
-            if start.elapsed() > Duration::from_secs(20) {
-                break;
-            }
-        }
-    });
-    let mut answer = Vec::new();
-    let read = tokio::time::timeout(Duration::from_secs(10), rd.read_to_end(&mut answer)).await;
-    drip.abort();
-    assert!(read.is_ok(), "still open after 10 s");
-    assert!(
-        start.elapsed() < Duration::from_secs(6),
-        "{:?}",
-        start.elapsed()
-    );
-    let text = String::from_utf8_lossy(&answer);
-    assert!(text.is_empty() || text.starts_with("HTTP/1.1 4"), "{text}");
-}
-
 /// Sends `head`, then `chunk` every `every` until the server answers or
-/// closes; what it answered and when, from the head on.
+/// closes, which it must within `limit`; what it answered and when, from
+/// the head on.
 async fn send_paced(
     srv: &Server,
     head: &str,
     chunk: Vec<u8>,
     every: Duration,
+    limit: Duration,
 ) -> (String, Duration) {
     let s = TcpStream::connect(addr(srv)).await.unwrap();
     let (mut rd, mut wr) = s.into_split();
@@ -124,19 +96,38 @@ async fn send_paced(
     let drip = tokio::spawn(async move {
         while wr.write_all(&chunk).await.is_ok() {
             tokio::time::sleep(every).await;
-            if start.elapsed() > Duration::from_secs(40) {
+            if start.elapsed() > limit + Duration::from_secs(10) {
                 break;
             }
         }
     });
     let mut answer = Vec::new();
-    let read = tokio::time::timeout(Duration::from_secs(30), rd.read_to_end(&mut answer)).await;
+    let read = tokio::time::timeout(limit, rd.read_to_end(&mut answer)).await;
     drip.abort();
-    assert!(read.is_ok(), "still open after 30 s");
+    assert!(read.is_ok(), "still open after {limit:?}");
     (
         String::from_utf8_lossy(&answer).into_owned(),
         start.elapsed(),
     )
+}
+
+const DRIPPED_HEAD: &str = "POST /rpc HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n";
+
+#[tokio::test]
+async fn a_body_dripped_byte_by_byte_is_cut_at_the_body_deadline() {
+    let srv = Server::start_with(&timeouts());
+    // One byte every 300 ms: always some progress, never the whole body.
+    let every = Duration::from_millis(300);
+    let (text, took) = send_paced(
+        &srv,
+        DRIPPED_HEAD,
+        b" ".to_vec(),
+        every,
+        Duration::from_secs(10),
+    )
+    .await;
+    assert!(took < Duration::from_secs(6), "{took:?}");
+    assert!(text.is_empty() || text.starts_with("HTTP/1.1 4"), "{text}");
 }
 
 #[tokio::test]
@@ -144,8 +135,15 @@ async fn a_body_dripped_within_the_deadline_is_cut_for_its_pace() {
     // The default 300 s body deadline: a byte every 300 ms is cut once 10 s
     // of waiting have brought under 10 KiB.
     let srv = Server::start_with(&[("LIGHTBOX_IDLE_TIMEOUT_S", "60")]);
-    let head = "POST /rpc HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n";
-    let (text, took) = send_paced(&srv, head, b" ".to_vec(), Duration::from_millis(300)).await;
+    let every = Duration::from_millis(300);
+    let (text, took) = send_paced(
+        &srv,
+        DRIPPED_HEAD,
+        b" ".to_vec(),
+        every,
+        Duration::from_secs(30),
+    )
+    .await;
     assert!(
         took > Duration::from_secs(9) && took < Duration::from_secs(16),
         "{took:?}"
