@@ -65,7 +65,14 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
         cluster = state.clustered(), "lightbox-api ready");
     println!("listening on http://{addr}");
     let limits = state.config.limits.clone();
-    http::server::run(listener, app(state), &limits, shutdown_signal()).await?;
+    http::server::run(
+        listener,
+        app(state.clone()),
+        state,
+        &limits,
+        shutdown_signal(),
+    )
+    .await?;
     // Jobs in progress finish; unsent and unstarted work stays in the
     // outbox and the queue, and is picked up at the next start.
     let _ = stop.send(true);

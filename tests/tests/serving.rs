@@ -260,3 +260,67 @@ async fn a_deleted_render_holds_no_disk_space_and_a_changed_file_is_refused() {
     let r = srv.http().get(&other).send().await.unwrap();
     assert_eq!(r.status().as_u16(), 500);
 }
+
+/// Plain `/i/` GETs are answered without the router (`renders::direct`),
+/// anything else through it: both must give the same answer.
+#[tokio::test]
+async fn the_direct_render_route_answers_as_the_router_does() {
+    let srv = Server::start();
+    let t = srv.admin_token().await;
+    let ready = ready_photo(&srv, &t, "sunset_4272x2848.jpg").await;
+    let large = url_of(&ready, "large");
+    let plain = path(&large).to_owned();
+    // `%6C` is `l`: the router decodes it, the direct route never sees it.
+    let encoded = plain.replacen("/large.", "/%6Carge.", 1);
+    let missing = plain.replacen("/large.", "/nothere.", 1);
+    let get = |p: &str, extra: &str| format!("GET {p} HTTP/1.1\r\nhost: x\r\n{extra}\r\n");
+    let browser = "accept: text/html,*/*;q=0.8\r\n";
+    let requests = [
+        get(&plain, ""),
+        get(&encoded, ""),
+        get(&missing, browser),
+        get(&missing.replacen("/i/", "/i/%2F", 1), browser),
+        get(&missing, "connection: close\r\n"),
+    ]
+    .concat();
+    let answers = exchange(&srv, &requests, &[false; 5]).await;
+    let (direct, routed) = (&answers[0], &answers[1]);
+    assert_eq!((direct.status, routed.status), (200, 200));
+    assert_eq!(direct.body, routed.body);
+    assert!(stored(&srv, &direct.body));
+    let without_date = |a: &Answer| {
+        let mut h: Vec<_> = a
+            .headers
+            .iter()
+            .filter(|(k, _)| k != "date")
+            .cloned()
+            .collect();
+        h.sort();
+        h
+    };
+    assert_eq!(without_date(direct), without_date(routed));
+    for browsed in &answers[2..4] {
+        assert_eq!(browsed.status, 404);
+        assert_eq!(
+            browsed.header("content-type"),
+            Some("text/html; charset=utf-8")
+        );
+    }
+    assert_eq!(answers[4].status, 404);
+    assert_eq!(
+        answers[4].header("content-type"),
+        Some("text/plain; charset=utf-8")
+    );
+    // Five log lines under the route's template, the direct ones included.
+    let logged = |logs: &str| {
+        let lines = logs.lines();
+        lines
+            .filter(|l| l.contains("route=\"/i/{id}/{file}\""))
+            .count()
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while logged(&srv.logs()) < 5 && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(logged(&srv.logs()), 5, "{}", srv.logs());
+}

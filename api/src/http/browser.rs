@@ -17,8 +17,18 @@ const CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none
 pub async fn html_errors(req: Request, next: Next) -> Response {
     let wants_html = asks_for_html(req.headers());
     let response = next.run(req).await;
+    if wants_html {
+        as_page(response)
+    } else {
+        response
+    }
+}
+
+/// An error response as the HTML error page a browser is shown; any other
+/// response as it is.
+pub fn as_page(response: Response) -> Response {
     let status = response.status();
-    if !wants_html || !(status.is_client_error() || status.is_server_error()) {
+    if !(status.is_client_error() || status.is_server_error()) {
         return response;
     }
     let Ok(page) = render(&ErrorPage::for_status(status.as_u16())) else {
@@ -50,7 +60,7 @@ pub async fn html_errors(req: Request, next: Next) -> Response {
 
 /// A browser's navigation: `text/html` named in `Accept` with a weight
 /// above 0 (`*/*` alone, as curl and most clients send, is not a browser).
-fn asks_for_html(headers: &HeaderMap) -> bool {
+pub fn asks_for_html(headers: &HeaderMap) -> bool {
     headers
         .get_all(header::ACCEPT)
         .iter()

@@ -3,9 +3,10 @@
 //! called. Query strings, headers and bodies are never logged.
 
 use axum::extract::{MatchedPath, Request};
+use axum::http::Method;
 use axum::middleware::Next;
 use axum::response::Response;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Set by the RPC handler on its response: the methods it ran and how each
 /// ended (`ok`, or the error code and reason).
@@ -24,12 +25,17 @@ pub async fn log_request(req: Request, next: Next) -> Response {
         .map(|p| p.as_str().to_owned())
         .unwrap_or_else(|| "unmatched".into());
     let response = next.run(req).await;
+    record(&method, &route, &response, started.elapsed());
+    response
+}
+
+/// The request's log line and its metrics.
+pub fn record(method: &Method, route: &str, response: &Response, took: Duration) {
     let (rpc, outcome) = response
         .extensions()
         .get::<RpcMethods>()
         .map_or(("", ""), |m| (m.names.as_str(), m.outcome.as_str()));
-    let took = started.elapsed();
-    lightbox_core::metrics::METRICS.http(&route, response.status().as_u16(), took);
+    lightbox_core::metrics::METRICS.http(route, response.status().as_u16(), took);
     tracing::info!(
         target: "lightbox::http",
         %method,
@@ -40,5 +46,4 @@ pub async fn log_request(req: Request, next: Next) -> Response {
         outcome = %outcome,
         "request"
     );
-    response
 }

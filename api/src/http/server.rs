@@ -9,11 +9,15 @@
 //! At most `max_connections` are open; further clients wait in the kernel's
 //! listen backlog and cost this process nothing.
 
+use super::renders;
 use super::sendfile::Wire;
 use super::slow::{deadline_body, Activity, Watched};
+use crate::state::AppState;
 use axum::extract::connect_info::ConnectInfo;
-use axum::http::{Request, Version};
+use axum::http::{Method, Request, Version};
 use axum::Router;
+use futures::future::Either;
+use futures::FutureExt;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto::Builder;
@@ -21,6 +25,7 @@ use hyper_util::server::graceful::{GracefulShutdown, Watcher};
 use hyper_util::service::TowerToHyperService;
 use lightbox_core::limits::client::TrustedProxies;
 use lightbox_core::limits::Limits;
+use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -48,6 +53,7 @@ struct Timeouts {
 pub async fn run(
     listener: TcpListener,
     app: Router,
+    state: AppState,
     limits: &Limits,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
@@ -78,8 +84,9 @@ pub async fn run(
             _ = &mut shutdown => break,
         };
         let (app, watcher, timeouts) = (app.clone(), graceful.watcher(), timeouts.clone());
+        let state = state.clone();
         tokio::spawn(async move {
-            connection(tcp, peer, app, timeouts, watcher).await;
+            connection(tcp, peer, (app, state), timeouts, watcher).await;
             drop(slot);
         });
     }
@@ -88,7 +95,13 @@ pub async fn run(
     Ok(())
 }
 
-async fn connection(tcp: TcpStream, peer: SocketAddr, app: Router, t: Timeouts, watcher: Watcher) {
+async fn connection(
+    tcp: TcpStream,
+    peer: SocketAddr,
+    (app, state): (Router, AppState),
+    t: Timeouts,
+    watcher: Watcher,
+) {
     // Without TCP_NODELAY a response written as headers then body waits
     // for the client's delayed ACK: 40 ms per request on keep-alive.
     let _ = tcp.set_nodelay(true);
@@ -98,7 +111,7 @@ async fn connection(tcp: TcpStream, peer: SocketAddr, app: Router, t: Timeouts, 
     let (body_timeout, proxies) = (t.body, t.proxies.clone());
     let begun = Arc::new(AtomicBool::new(false));
     let first = begun.clone();
-    let service = app.map_request(move |req: Request<Incoming>| {
+    let service = tower::service_fn(move |req: Request<Incoming>| {
         first.store(true, Ordering::Relaxed);
         let mut req = req.map(|body| deadline_body(body, body_timeout));
         req.extensions_mut().insert(ConnectInfo(peer));
@@ -108,7 +121,11 @@ async fn connection(tcp: TcpStream, peer: SocketAddr, app: Router, t: Timeouts, 
         if req.version() < Version::HTTP_2 {
             req.extensions_mut().insert(pieces.clone());
         }
-        req
+        if req.method() == Method::GET && renders::plain_path(req.uri().path()).is_some() {
+            Either::Left(renders::direct(state.clone(), req).map(Ok::<_, Infallible>))
+        } else {
+            Either::Right(app.clone().oneshot(req))
+        }
     });
     let mut builder = Builder::new(TokioExecutor::new());
     builder
