@@ -79,8 +79,10 @@ for r in json.load(sys.stdin)["result"]["renders"]:
     # curl 16 KiB at a time, cost 46-50 us per 195 KB request where the same
     # bytes written whole (as the blob store writes renders) cost 58-60 us,
     # in either server. Evicted, both are read back the same way.
-    ours="$(find "$work/embedded" -type f -size "$(stat -c %s "$work/www/i/$id/$file.webp")c" \
-        -exec cmp -s {} "$work/www/i/$id/$file.webp" \; -print -quit)"
+    version="${path##*v=}"
+    ours="$(find "$work/embedded" -type f -path "*/renders/$id/$file.v$version.webp")"
+    [ "$(wc -l <<<"$ours")" = 1 ] && cmp -s "$ours" "$work/www/i/$id/$file.webp" \
+        || { echo "cannot find Lightbox's file of $path" >&2; exit 1; }
     python3 - "$ours" "$work/www/i/$id/$file.webp" <<'PY'
 import os, sys
 for path in sys.argv[1:]:

@@ -275,19 +275,25 @@ async fn the_direct_render_route_answers_as_the_router_does() {
     let missing = plain.replacen("/large.", "/nothere.", 1);
     let get = |p: &str, extra: &str| format!("GET {p} HTTP/1.1\r\nhost: x\r\n{extra}\r\n");
     let browser = "accept: text/html,*/*;q=0.8\r\n";
-    let requests = [
-        get(&plain, ""),
-        get(&encoded, ""),
-        get(&missing, browser),
-        get(&missing.replacen("/i/", "/i/%2F", 1), browser),
-        get(&missing, "connection: close\r\n"),
-    ]
-    .concat();
-    let answers = exchange(&srv, &requests, &[false; 5]).await;
-    let (direct, routed) = (&answers[0], &answers[1]);
-    assert_eq!((direct.status, routed.status), (200, 200));
-    assert_eq!(direct.body, routed.body);
-    assert!(stored(&srv, &direct.body));
+    let first = exchange(&srv, &get(&plain, "connection: close\r\n"), &[false]).await;
+    let etag = first[0].header("etag").unwrap().to_owned();
+    // Pairs, direct then routed: whole, 304, 206, 416.
+    let asks = [
+        String::new(),
+        format!("if-none-match: {etag}\r\n"),
+        "range: bytes=100-199\r\n".to_owned(),
+        "range: bytes=99999999-\r\n".to_owned(),
+    ];
+    let mut requests: Vec<String> = asks
+        .iter()
+        .flat_map(|extra| [get(&plain, extra), get(&encoded, extra)])
+        .collect();
+    requests.push(get(&missing, browser));
+    requests.push(get(&missing.replacen("/i/", "/i/%2F", 1), browser));
+    requests.push(get(&missing, "connection: close\r\n"));
+    let mut bodiless = [false; 11];
+    bodiless[2..4].copy_from_slice(&[true, true]);
+    let answers = exchange(&srv, &requests.concat(), &bodiless).await;
     let without_date = |a: &Answer| {
         let mut h: Vec<_> = a
             .headers
@@ -298,7 +304,15 @@ async fn the_direct_render_route_answers_as_the_router_does() {
         h.sort();
         h
     };
-    assert_eq!(without_date(direct), without_date(routed));
+    for (pair, status) in answers[..8].chunks(2).zip([200, 304, 206, 416]) {
+        let (direct, routed) = (&pair[0], &pair[1]);
+        assert_eq!((direct.status, routed.status), (status, status));
+        assert_eq!(direct.body, routed.body);
+        assert_eq!(without_date(direct), without_date(routed));
+    }
+    assert!(stored(&srv, &answers[0].body));
+    assert_eq!(answers[4].body, answers[0].body[100..200]);
+    let answers = &answers[6..];
     for browsed in &answers[2..4] {
         assert_eq!(browsed.status, 404);
         assert_eq!(
@@ -311,7 +325,7 @@ async fn the_direct_render_route_answers_as_the_router_does() {
         answers[4].header("content-type"),
         Some("text/plain; charset=utf-8")
     );
-    // Five log lines under the route's template, the direct ones included.
+    // Twelve log lines under the route's template, the direct ones included.
     let logged = |logs: &str| {
         let lines = logs.lines();
         lines
@@ -319,8 +333,8 @@ async fn the_direct_render_route_answers_as_the_router_does() {
             .count()
     };
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    while logged(&srv.logs()) < 5 && std::time::Instant::now() < deadline {
+    while logged(&srv.logs()) < 12 && std::time::Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    assert_eq!(logged(&srv.logs()), 5, "{}", srv.logs());
+    assert_eq!(logged(&srv.logs()), 12, "{}", srv.logs());
 }

@@ -17,6 +17,7 @@ use lightbox_core::domain::urls::routes;
 use lightbox_core::serving::SMALL;
 use lightbox_core::sharing::view::download_name;
 use std::panic::AssertUnwindSafe;
+use tower_http::catch_panic::{DefaultResponseForPanic, ResponseForPanic};
 use uuid::Uuid;
 
 /// For a URL naming the version (`?v=N`) it serves: those bytes never change.
@@ -150,39 +151,35 @@ pub fn plain_path(path: &str) -> Option<(&str, &str)> {
 /// this is the request pages make most, and the router's matching,
 /// middleware boxing and extractors were a third of its user-space time.
 /// Same answer, error page for browsers, panic guard, log line and
-/// metrics as through `crate::app`.
+/// metrics as through `crate::app`. HTTP/1 only (`server`): over HTTP/2
+/// axum also adds `content-length: 0` to empty answers, hyper does not.
 pub async fn direct(state: AppState, req: Request) -> Response {
     let started = std::time::Instant::now();
     let (parts, _) = req.into_parts();
-    let response = match plain_path(parts.uri.path()) {
-        Some((id, file)) => {
-            let pieces = parts.extensions.get::<Pieces>().cloned();
-            let answer = answer(&state, id, file, parts.uri.query(), pieces, &parts.headers);
-            match AssertUnwindSafe(answer).catch_unwind().await {
-                Ok(result) => result.into_response(),
-                Err(_) => panicked(),
+    let answered = AssertUnwindSafe(async {
+        let response = match plain_path(parts.uri.path()) {
+            Some((id, file)) => {
+                let pieces = parts.extensions.get::<Pieces>().cloned();
+                answer(&state, id, file, parts.uri.query(), pieces, &parts.headers)
+                    .await
+                    .into_response()
             }
+            None => HttpError::NotFound.into_response(),
+        };
+        if browser::asks_for_html(&parts.headers) {
+            browser::as_page(response)
+        } else {
+            response
         }
-        None => HttpError::NotFound.into_response(),
-    };
-    let response = if browser::asks_for_html(&parts.headers) {
-        browser::as_page(response)
-    } else {
-        response
+    });
+    // As `crate::app`'s panic guard answers, outside the error page.
+    let response = match answered.catch_unwind().await {
+        Ok(response) => response,
+        Err(panic) => DefaultResponseForPanic::default()
+            .response_for_panic(panic)
+            .map(Body::new),
     };
     logging::record(&parts.method, routes::RENDER, &response, started.elapsed());
-    response
-}
-
-/// What `tower_http`'s panic guard answers on the other routes.
-fn panicked() -> Response {
-    tracing::error!("the render route panicked");
-    let mut response = Response::new(Body::from("Service panicked"));
-    *response.status_mut() = StatusCode::INTERNAL_SERVER_ERROR;
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/plain; charset=utf-8"),
-    );
     response
 }
 

@@ -121,7 +121,8 @@ async fn connection(
         if req.version() < Version::HTTP_2 {
             req.extensions_mut().insert(pieces.clone());
         }
-        if req.method() == Method::GET && renders::plain_path(req.uri().path()).is_some() {
+        let http1 = req.version() < Version::HTTP_2;
+        if http1 && req.method() == Method::GET && renders::plain_path(req.uri().path()).is_some() {
             Either::Left(renders::direct(state.clone(), req).map(Ok::<_, Infallible>))
         } else {
             Either::Right(app.clone().oneshot(req))
