@@ -208,17 +208,16 @@ fn file_chunks(
         store: "LocalFileSystem",
         source: e,
     };
-    futures::stream::try_unfold((file, range), move |(mut file, range)| async move {
+    futures::stream::try_unfold((file, range), move |(file, range)| async move {
         if range.start >= range.end {
             return Ok(None);
         }
         let n = (range.end - range.start).min(FILE_CHUNK);
         let at = range.start;
         let (file, buf) = tokio::task::spawn_blocking(move || -> std::io::Result<_> {
-            use std::io::{Read, Seek, SeekFrom};
-            file.seek(SeekFrom::Start(at))?;
+            use std::os::unix::fs::FileExt;
             let mut buf = vec![0; n as usize];
-            file.read_exact(&mut buf)?;
+            file.read_exact_at(&mut buf, at)?;
             Ok((file, buf))
         })
         .await

@@ -113,21 +113,21 @@ async fn send_paced(
 
 const DRIPPED_HEAD: &str = "POST /rpc HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n";
 
+/// One byte every 300 ms (always some progress, never the whole body) of
+/// a 100,000-byte RPC body, until the server closes the connection or
+/// answers with a client error: how long that took.
+async fn drip_a_byte_every_300ms(srv: &Server, limit: Duration) -> Duration {
+    let every = Duration::from_millis(300);
+    let (text, took) = send_paced(srv, DRIPPED_HEAD, b" ".to_vec(), every, limit).await;
+    assert!(text.is_empty() || text.starts_with("HTTP/1.1 4"), "{text}");
+    took
+}
+
 #[tokio::test]
 async fn a_body_dripped_byte_by_byte_is_cut_at_the_body_deadline() {
     let srv = Server::start_with(&timeouts());
-    // One byte every 300 ms: always some progress, never the whole body.
-    let every = Duration::from_millis(300);
-    let (text, took) = send_paced(
-        &srv,
-        DRIPPED_HEAD,
-        b" ".to_vec(),
-        every,
-        Duration::from_secs(10),
-    )
-    .await;
+    let took = drip_a_byte_every_300ms(&srv, Duration::from_secs(10)).await;
     assert!(took < Duration::from_secs(6), "{took:?}");
-    assert!(text.is_empty() || text.starts_with("HTTP/1.1 4"), "{text}");
 }
 
 #[tokio::test]
@@ -135,20 +135,11 @@ async fn a_body_dripped_within_the_deadline_is_cut_for_its_pace() {
     // The default 300 s body deadline: a byte every 300 ms is cut once 10 s
     // of waiting have brought under 10 KiB.
     let srv = Server::start_with(&[("LIGHTBOX_IDLE_TIMEOUT_S", "60")]);
-    let every = Duration::from_millis(300);
-    let (text, took) = send_paced(
-        &srv,
-        DRIPPED_HEAD,
-        b" ".to_vec(),
-        every,
-        Duration::from_secs(30),
-    )
-    .await;
+    let took = drip_a_byte_every_300ms(&srv, Duration::from_secs(30)).await;
     assert!(
         took > Duration::from_secs(9) && took < Duration::from_secs(16),
         "{took:?}"
     );
-    assert!(text.is_empty() || text.starts_with("HTTP/1.1 4"), "{text}");
 }
 
 #[tokio::test]

@@ -8,7 +8,7 @@ use super::{browser, logging};
 use crate::state::AppState;
 use axum::body::Body;
 use axum::extract::{Path, RawQuery, Request, State};
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode, Version};
 use axum::response::{IntoResponse, Response};
 use axum::Extension;
 use futures::FutureExt;
@@ -147,12 +147,20 @@ pub fn plain_path(path: &str) -> Option<(&str, &str)> {
     (plain(id) && plain(file)).then_some((id, file))
 }
 
+/// Whether `direct` answers `req`: a GET on HTTP/1 of a `plain_path`.
+/// Over HTTP/2 axum also adds `content-length: 0` to empty answers and
+/// hyper does not, so those stay with the router.
+pub fn goes_direct<B>(req: &axum::http::Request<B>) -> bool {
+    req.version() < Version::HTTP_2
+        && req.method() == Method::GET
+        && plain_path(req.uri().path()).is_some()
+}
+
 /// The render route as the router would answer it, without the router:
 /// this is the request pages make most, and the router's matching,
 /// middleware boxing and extractors were a third of its user-space time.
 /// Same answer, error page for browsers, panic guard, log line and
-/// metrics as through `crate::app`. HTTP/1 only (`server`): over HTTP/2
-/// axum also adds `content-length: 0` to empty answers, hyper does not.
+/// metrics as through `crate::app`, for the requests `goes_direct` picks.
 pub async fn direct(state: AppState, req: Request) -> Response {
     let started = std::time::Instant::now();
     let (parts, _) = req.into_parts();

@@ -14,7 +14,7 @@ use super::sendfile::Wire;
 use super::slow::{deadline_body, Activity, Watched};
 use crate::state::AppState;
 use axum::extract::connect_info::ConnectInfo;
-use axum::http::{Method, Request, Version};
+use axum::http::{Request, Version};
 use axum::Router;
 use futures::future::Either;
 use futures::FutureExt;
@@ -121,8 +121,7 @@ async fn connection(
         if req.version() < Version::HTTP_2 {
             req.extensions_mut().insert(pieces.clone());
         }
-        let http1 = req.version() < Version::HTTP_2;
-        if http1 && req.method() == Method::GET && renders::plain_path(req.uri().path()).is_some() {
+        if renders::goes_direct(&req) {
             Either::Left(renders::direct(state.clone(), req).map(Ok::<_, Infallible>))
         } else {
             Either::Right(app.clone().oneshot(req))
