@@ -86,6 +86,17 @@ python3 scripts/modgraph.py
 # The domain module is part of lightbox-core, so cargo tree cannot tell its
 # dependencies apart; modgraph.py reads its sources instead.
 
+step "one feature set for the binaries and the tests"
+# A dev-dependency that turns on a feature of a crate the binaries use makes
+# `cargo test` compile that crate, and all above it, a second time
+# (lightbox-core alone takes minutes at opt-level 3); controller/Cargo.toml
+# asks for such features itself.
+features() { cargo tree --workspace -e "$1" -f '{p} {f}' --prefix none | sed 's/ (\*)$//' | sort -u; }
+if diff <(features normal,build) <(features normal,build,dev) | grep '^<'; then
+    echo "a dev-dependency changes the features above; ask for them in controller/Cargo.toml" >&2
+    exit 1
+fi
+
 step "build the binaries the end-to-end tests start"
 cargo build --workspace --bins
 
