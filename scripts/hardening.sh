@@ -6,7 +6,7 @@
 # (bench/attack.sh), and serving speed against nginx (bench/serve.sh).
 #
 # Bounds (defaults are the longer runs recorded in bench/RESULTS.md):
-#   FUZZ_SECONDS per target (60), LOAD_SECONDS per setup (120),
+#   FUZZ_SECONDS per target (60; 0 skips fuzzing), LOAD_SECONDS per setup (120),
 #   SERVE_SECONDS per wrk run (15), SERVE_MIN_RATIO (0.60), ATTACK_SECONDS (60).
 # scripts/test.sh calls this with short bounds and HARDENING_TESTS=0, as
 # it has run those tests already.
@@ -21,8 +21,12 @@ if [ "${HARDENING_TESTS:-1}" = 1 ]; then
         --test authorization --test foreign --test hostile --test bad_files --test faults \
         --test abuse_login --test abuse_connections --test abuse_downloads --test abuse_renders
 fi
-echo "== fuzzing (${FUZZ_SECONDS:-60}s per target)"
-scripts/fuzz.sh
+if [ "${FUZZ_SECONDS:-60}" = 0 ]; then
+    echo "== fuzzing skipped (FUZZ_SECONDS=0)"
+else
+    echo "== fuzzing (${FUZZ_SECONDS:-60}s per target)"
+    scripts/fuzz.sh
+fi
 echo "== load and soak (${LOAD_SECONDS:-120}s per setup)"
 bench/load.sh
 echo "== abuse beside load: login flood, slowloris, unread zips (${ATTACK_SECONDS:-60}s)"
