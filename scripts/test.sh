@@ -94,6 +94,7 @@ step "one feature set for the binaries and the tests"
 # the tests' set lacks, or on a second feature line for a crate both have
 # (cargo keeps build-time and run-time copies of some crates apart).
 features() { cargo tree --workspace -e "$1" -f '{p} {f}' --prefix none | sed 's/ (\*)$//' | sort -u; }
+mkdir -p target
 features normal,build > target/features-bins
 features normal,build,dev > target/features-tests
 if comm -23 target/features-bins target/features-tests | grep . ||
