@@ -29,7 +29,7 @@ pub use albums::{
 pub use budget::BudgetRepo;
 pub use details::DetailsRepo;
 pub use folders::{FolderCounts, FolderRepo, Walk};
-pub use images::{ImageChange, ImageRepo};
+pub use images::{ImageChange, ImageRepo, ImageView};
 pub use jobs::{JobRepo, NewJob};
 pub use outbox::{OutboxRepo, OutboxRow};
 pub use renders::{CropAdd, RenderRepo};

@@ -1,8 +1,8 @@
 //! What clients see of an image: the owner's view (ImageDTO) and the
 //! public view, built from domain types.
 
+use crate::db::ImageView;
 use crate::domain::crop::CropSpec;
-use crate::domain::details::Details;
 use crate::domain::exif::{visible_exif, ExifInfo, ExifVisibility, PublicExif};
 use crate::domain::focus::Point;
 use crate::domain::image::{Eligibility, Image, ImageStatus, Visibility};
@@ -79,15 +79,22 @@ pub struct ImageDto {
     pub focus: Option<Point>,
 }
 
-impl ImageDto {
-    /// Adds what `db::details` holds (filled in after the rows are read).
-    pub fn with_details(mut self, d: Option<&Details>) -> ImageDto {
-        if let Some(d) = d {
-            self.placeholder = d.placeholder.clone();
-            self.motion = d.motion.is_some();
-            self.focus = d.focus;
-        }
-        self
+/// The owner's view of an image read with all it shows.
+pub fn view_dto(view: ImageView, image_host: &str) -> ImageDto {
+    let ImageView {
+        image,
+        renders,
+        custom_crops,
+        failure_reason,
+        details,
+    } = view;
+    let failed = image.status == ImageStatus::Failed;
+    ImageDto {
+        failure_reason: failure_reason.filter(|_| failed),
+        placeholder: details.placeholder,
+        motion: details.motion.is_some(),
+        focus: details.focus,
+        ..image_dto(image, &renders, custom_crops, image_host)
     }
 }
 
@@ -112,27 +119,25 @@ pub fn render_dto(image: &Image, render: &Render, image_host: &str) -> RenderDto
 }
 
 pub fn image_dto(
-    image: &Image,
+    image: Image,
     renders: &[Render],
     crops: Vec<CropSpec>,
     image_host: &str,
 ) -> ImageDto {
+    let renders = renders
+        .iter()
+        .map(|r| render_dto(&image, r, image_host))
+        .collect();
     ImageDto {
         id: image.id,
         album_id: image.album_id,
-        title: image.title.clone(),
-        description: image.description.clone(),
         status: image.status,
         width: image.width,
         height: image.height,
         size_bytes: image.size_bytes,
         format: image.format.ext(),
-        exif: image.exif.clone(),
         exif_visibility: image.exif_visibility,
-        renders: renders
-            .iter()
-            .map(|r| render_dto(image, r, image_host))
-            .collect(),
+        renders,
         custom_crops: crops,
         created_at: rfc3339(image.created_at),
         visibility: image.visibility,
@@ -145,6 +150,9 @@ pub fn image_dto(
         placeholder: None,
         motion: false,
         focus: None,
+        title: image.title,
+        description: image.description,
+        exif: image.exif,
     }
 }
 

@@ -17,7 +17,7 @@ use crate::domain::moderation::Takedown;
 use crate::renders::Renderer;
 use crate::store::BlobStore;
 use crate::{ids, time, Error, Result};
-use dto::{image_dto, ImageDto};
+use dto::{image_dto, view_dto, ImageDto};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use tokio::sync::Notify;
@@ -168,7 +168,7 @@ impl Images {
         if let Ok(dto) = self.get(owner, id).await {
             return Ok(dto);
         }
-        let mut dto = image_dto(&image, &renders, Vec::new(), &self.image_host);
+        let mut dto = image_dto(image, &renders, Vec::new(), &self.image_host);
         dto.motion = a.motion.is_some();
         Ok(dto)
     }
@@ -221,56 +221,12 @@ impl Images {
     }
 
     pub async fn get(&self, owner: Uuid, id: Uuid) -> Result<ImageDto> {
-        let image = self
+        let view = self
             .repo
-            .image(Some(owner), id)
+            .image_view(owner, id)
             .await?
             .ok_or(Error::NotFound)?;
-        self.dto(&image).await
-    }
-
-    async fn dto(&self, image: &Image) -> Result<ImageDto> {
-        let mut dtos = self.dtos(std::slice::from_ref(image)).await?;
-        dtos.pop().ok_or(Error::NotFound)
-    }
-
-    /// Owner views of many images with two queries, not two per image.
-    async fn dtos(&self, images: &[Image]) -> Result<Vec<ImageDto>> {
-        let ids: Vec<Uuid> = images.iter().map(|i| i.id).collect();
-        let failed: Vec<Uuid> = images
-            .iter()
-            .filter(|i| i.status == ImageStatus::Failed)
-            .map(|i| i.id)
-            .collect();
-        // Four reads side by side, each on its own connection.
-        let (renders, crops, reasons, details) = tokio::try_join!(
-            self.repo.renders_of(&ids),
-            self.repo.custom_crops_of(&ids),
-            self.repo.failure_reasons(&failed),
-            self.repo.details_of(&ids),
-        )?;
-        Ok(images
-            .iter()
-            .map(|image| {
-                let more = details.iter().find(|(id, _)| *id == image.id);
-                let own: Vec<_> = renders
-                    .iter()
-                    .filter(|r| r.image_id == image.id)
-                    .cloned()
-                    .collect();
-                let specs = crops
-                    .iter()
-                    .filter(|(id, _)| *id == image.id)
-                    .map(|(_, spec)| spec.clone())
-                    .collect();
-                let mut dto = image_dto(image, &own, specs, &self.image_host);
-                dto.failure_reason = reasons
-                    .iter()
-                    .find(|(id, _)| *id == image.id)
-                    .map(|(_, r)| r.clone());
-                dto.with_details(more.map(|(_, d)| d))
-            })
-            .collect())
+        Ok(view_dto(view, &self.image_host))
     }
 
     pub async fn list(
@@ -296,10 +252,13 @@ impl Images {
         let more = rows.len() as i64 > limit;
         rows.truncate(limit as usize);
         let next_cursor = match rows.last() {
-            Some(last) if more => cursor::encode(last.sort_at, last.id),
+            Some(last) if more => cursor::encode(last.image.sort_at, last.image.id),
             _ => String::new(),
         };
-        let items = self.dtos(&rows).await?;
+        let items = rows
+            .into_iter()
+            .map(|view| view_dto(view, &self.image_host))
+            .collect();
         Ok(Page { items, next_cursor })
     }
 }

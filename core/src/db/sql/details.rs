@@ -16,8 +16,11 @@ fn to_json<T: serde::Serialize>(v: &T) -> Result<String> {
 
 /// A JSON column that may be empty; unreadable text reads as absent.
 fn opt_json<T: serde::de::DeserializeOwned>(row: &AnyRow, col: &str) -> Result<Option<T>> {
-    let text: Option<String> = row.try_get(col)?;
-    Ok(text.and_then(|s| serde_json::from_str(&s).ok()))
+    Ok(parsed(row.try_get(col)?))
+}
+
+pub(super) fn parsed<T: serde::de::DeserializeOwned>(text: Option<String>) -> Option<T> {
+    text.and_then(|s| serde_json::from_str(&s).ok())
 }
 
 fn details(row: &AnyRow) -> Result<(Uuid, Details)> {

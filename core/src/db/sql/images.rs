@@ -1,7 +1,8 @@
 //! `ImageRepo` for `SqlRepo`.
 
+use super::image_views;
 use super::renders::insert_render;
-use super::{lenient, map_rows, opt_state, state, unsigned, uuid, SqlRepo};
+use super::{lenient_of, opt_state_of, state_of, unsigned_of, uuid, uuid_of, Engine, SqlRepo};
 use crate::db::images::*;
 use crate::db::RenderRepo;
 use crate::domain::crop::Format;
@@ -11,7 +12,7 @@ use crate::domain::render::Render;
 use crate::Result;
 use async_trait::async_trait;
 use sqlx::any::AnyRow;
-use sqlx::Row;
+use sqlx::{FromRow, Row};
 use uuid::Uuid;
 
 const IMAGE_INSERT_COLS: &str =
@@ -35,32 +36,71 @@ pub(super) const IMAGE_COLS: &str =
        (SELECT a.takedown_reason FROM albums a WHERE a.id = images.album_id)) \
      END AS takedown_reason";
 
+/// The columns of `IMAGE_COLS`, read from a row or, in that order, from a
+/// JSON array (`image_views`).
+#[derive(sqlx::FromRow, serde::Deserialize)]
+pub(super) struct ImageCols {
+    id: String,
+    owner_id: String,
+    album_id: String,
+    title: String,
+    description: String,
+    status: String,
+    format: String,
+    width: i64,
+    height: i64,
+    size_bytes: i64,
+    original_key: String,
+    exif: String,
+    exif_visibility: String,
+    visibility: Option<String>,
+    taken_at: Option<i64>,
+    sort_at: i64,
+    created_at: i64,
+    position: Option<i64>,
+    membership: i64,
+    taken_down_at: Option<i64>,
+    takedown_reason: Option<String>,
+}
+
+/// `ImageCols`' names, for building the JSON array.
+pub(super) const IMAGE_FIELDS: &str =
+    "id, owner_id, album_id, title, description, status, format, width, height, size_bytes, \
+     original_key, exif, exif_visibility, visibility, taken_at, sort_at, created_at, position, \
+     membership, taken_down_at, takedown_reason";
+
+impl ImageCols {
+    pub(super) fn into_image(self) -> Result<Image> {
+        Ok(Image {
+            id: uuid_of("id", &self.id)?,
+            owner_id: uuid_of("owner_id", &self.owner_id)?,
+            album_id: uuid_of("album_id", &self.album_id)?,
+            title: self.title,
+            description: self.description,
+            status: state_of("status", &self.status, ImageStatus::parse)?,
+            format: state_of("format", &self.format, Format::parse)?,
+            width: unsigned_of("width", self.width)?,
+            height: unsigned_of("height", self.height)?,
+            size_bytes: unsigned_of("size_bytes", self.size_bytes)?,
+            original_key: self.original_key,
+            exif: lenient_of(&self.exif),
+            exif_visibility: lenient_of(&self.exif_visibility),
+            visibility: opt_state_of("visibility", self.visibility, Visibility::parse)?,
+            taken_at: self.taken_at,
+            sort_at: self.sort_at,
+            created_at: self.created_at,
+            position: self.position,
+            membership: self.membership,
+            takedown: Takedown {
+                at: self.taken_down_at,
+                reason: self.takedown_reason,
+            },
+        })
+    }
+}
+
 pub(super) fn image_row(r: &AnyRow) -> Result<Image> {
-    Ok(Image {
-        id: uuid(r, "id")?,
-        owner_id: uuid(r, "owner_id")?,
-        album_id: uuid(r, "album_id")?,
-        title: r.try_get("title")?,
-        description: r.try_get("description")?,
-        status: state(r, "status", ImageStatus::parse)?,
-        format: state(r, "format", Format::parse)?,
-        width: unsigned(r, "width")?,
-        height: unsigned(r, "height")?,
-        size_bytes: unsigned(r, "size_bytes")?,
-        original_key: r.try_get("original_key")?,
-        exif: lenient(r, "exif")?,
-        exif_visibility: lenient(r, "exif_visibility")?,
-        visibility: opt_state(r, "visibility", Visibility::parse)?,
-        taken_at: r.try_get("taken_at")?,
-        sort_at: r.try_get("sort_at")?,
-        created_at: r.try_get("created_at")?,
-        position: r.try_get("position")?,
-        membership: r.try_get("membership")?,
-        takedown: Takedown {
-            at: r.try_get("taken_down_at")?,
-            reason: r.try_get("takedown_reason")?,
-        },
-    })
+    ImageCols::from_row(r)?.into_image()
 }
 
 #[async_trait]
@@ -145,13 +185,19 @@ impl ImageRepo for SqlRepo {
         row.as_ref().map(image_row).transpose()
     }
 
+    async fn image_view(&self, owner: Uuid, id: Uuid) -> Result<Option<ImageView>> {
+        let q = self.views_sql("WHERE images.id = $1 AND owner_id = $2");
+        let query = sqlx::query(&q).bind(id.to_string()).bind(owner.to_string());
+        Ok(self.views(query).await?.pop())
+    }
+
     async fn list_images(
         &self,
         owner: Uuid,
         album: Option<Uuid>,
         after: Option<(i64, Uuid)>,
         limit: i64,
-    ) -> Result<Vec<Image>> {
+    ) -> Result<Vec<ImageView>> {
         let (sort_at, id) = after
             .map(|(s, i)| (s, i.to_string()))
             .unwrap_or((i64::MAX, "~".to_owned()));
@@ -162,19 +208,17 @@ impl ImageRepo for SqlRepo {
             Some(a) => ("album_id = $1", a.to_string()),
             None => ("owner_id = $1", owner.to_string()),
         };
-        let q = format!(
-            "SELECT {IMAGE_COLS} FROM images WHERE {scope} AND owner_id = $2 \
+        let q = self.views_sql(&format!(
+            "WHERE {scope} AND owner_id = $2 \
              AND (sort_at, id) < ($3, $4) ORDER BY sort_at DESC, id DESC LIMIT $5"
-        );
-        let rows = sqlx::query(&q)
+        ));
+        let query = sqlx::query(&q)
             .bind(key)
             .bind(owner.to_string())
             .bind(sort_at)
             .bind(id)
-            .bind(limit)
-            .fetch_all(&self.pool)
-            .await?;
-        map_rows(&rows, image_row)
+            .bind(limit);
+        self.views(query).await
     }
 
     async fn set_status(&self, image_id: Uuid, status: ImageStatus) -> Result<()> {
@@ -305,4 +349,32 @@ async fn set_captioned(tx: &mut sqlx::Transaction<'_, sqlx::Any>, id: Uuid) -> R
 
 fn to_json<T: serde::Serialize>(value: &T) -> String {
     serde_json::to_string(value).unwrap_or_default()
+}
+
+type Query<'q> = sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>>;
+
+/// The owner's views of images (`image_views`), by engine.
+impl SqlRepo {
+    /// The statement that reads the views of the images `filter` (`WHERE
+    /// ...` over `images`) picks.
+    fn views_sql(&self, filter: &str) -> String {
+        match self.engine {
+            Engine::Sqlite => image_views::page_query(filter),
+            Engine::Postgres => format!("SELECT {IMAGE_COLS} FROM images {filter}"),
+        }
+    }
+
+    async fn views(&self, query: Query<'_>) -> Result<Vec<ImageView>> {
+        match self.engine {
+            Engine::Sqlite => {
+                let row = query.fetch_one(&self.pool).await?;
+                image_views::views(&row.try_get::<String, _>("page")?)
+            }
+            Engine::Postgres => {
+                let rows = query.fetch_all(&self.pool).await?;
+                let images = rows.iter().map(image_row).collect::<Result<_>>()?;
+                image_views::assembled(self, images).await
+            }
+        }
+    }
 }

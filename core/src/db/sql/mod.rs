@@ -5,6 +5,7 @@ mod albums;
 mod budget;
 mod details;
 mod folders;
+mod image_views;
 mod images;
 mod jobs;
 mod outbox;
@@ -90,14 +91,23 @@ fn unreadable(col: &str, what: impl std::fmt::Display) -> Error {
 
 /// A stored state, through its wire name (`domain`'s `wire_enum!`).
 fn state<T>(row: &AnyRow, col: &str, parse: fn(&str) -> Option<T>) -> Result<T> {
-    let text: String = row.try_get(col)?;
-    parse(&text).ok_or_else(|| unreadable(col, format!("{text:?}")))
+    state_of(col, &row.try_get::<String, _>(col)?, parse)
+}
+
+fn state_of<T>(col: &str, text: &str, parse: fn(&str) -> Option<T>) -> Result<T> {
+    parse(text).ok_or_else(|| unreadable(col, format!("{text:?}")))
 }
 
 fn opt_state<T>(row: &AnyRow, col: &str, parse: fn(&str) -> Option<T>) -> Result<Option<T>> {
-    let text: Option<String> = row.try_get(col)?;
-    text.map(|t| parse(&t).ok_or_else(|| unreadable(col, format!("{t:?}"))))
-        .transpose()
+    opt_state_of(col, row.try_get(col)?, parse)
+}
+
+fn opt_state_of<T>(
+    col: &str,
+    text: Option<String>,
+    parse: fn(&str) -> Option<T>,
+) -> Result<Option<T>> {
+    text.map(|t| state_of(col, &t, parse)).transpose()
 }
 
 /// A JSON column (EXIF, policies, crop specs).
@@ -108,15 +118,17 @@ fn json<T: serde::de::DeserializeOwned>(row: &AnyRow, col: &str) -> Result<T> {
 
 /// A count or size, never negative in the database.
 fn unsigned<T: TryFrom<i64>>(row: &AnyRow, col: &str) -> Result<T> {
-    let n: i64 = row.try_get(col)?;
+    unsigned_of(col, row.try_get(col)?)
+}
+
+fn unsigned_of<T: TryFrom<i64>>(col: &str, n: i64) -> Result<T> {
     T::try_from(n).map_err(|_| unreadable(col, n))
 }
 
 /// A JSON column written by an older version may lack what this one
 /// expects: it reads as the default rather than failing the request.
-fn lenient<T: serde::de::DeserializeOwned + Default>(row: &AnyRow, col: &str) -> Result<T> {
-    let text: String = row.try_get(col)?;
-    Ok(serde_json::from_str(&text).unwrap_or_default())
+fn lenient_of<T: serde::de::DeserializeOwned + Default>(text: &str) -> T {
+    serde_json::from_str(text).unwrap_or_default()
 }
 
 fn opt_uuid(row: &AnyRow, col: &str) -> Result<Option<Uuid>> {
@@ -126,8 +138,11 @@ fn opt_uuid(row: &AnyRow, col: &str) -> Result<Option<Uuid>> {
 }
 
 fn uuid(row: &AnyRow, col: &str) -> Result<Uuid> {
-    let s: String = row.try_get(col)?;
-    Uuid::parse_str(&s).map_err(|e| Error::Internal(anyhow::anyhow!("bad uuid in {col}: {e}")))
+    uuid_of(col, &row.try_get::<String, _>(col)?)
+}
+
+fn uuid_of(col: &str, text: &str) -> Result<Uuid> {
+    Uuid::parse_str(text).map_err(|e| Error::Internal(anyhow::anyhow!("bad uuid in {col}: {e}")))
 }
 
 /// Maps every row with `f`.

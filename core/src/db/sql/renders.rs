@@ -1,6 +1,9 @@
 //! `RenderRepo` for `SqlRepo`.
 
-use super::{bind_ids, json, lock_parent, map_rows, placeholders, unsigned, uuid, Engine, SqlRepo};
+use super::{
+    bind_ids, json, lock_parent, map_rows, placeholders, unreadable, unsigned, uuid, Engine,
+    SqlRepo,
+};
 use crate::db::renders::*;
 use crate::domain::crop::{CropSpec, SpecSource};
 use crate::domain::render::{Produced, Render, ServedRender};
@@ -19,21 +22,24 @@ pub(super) fn render_row(r: &AnyRow) -> Result<Render> {
 
 /// Many renders share a few specs (the presets): each distinct spec text
 /// is parsed once.
+#[derive(Default)]
+pub(super) struct Specs(std::collections::HashMap<String, CropSpec>);
+
+impl Specs {
+    pub(super) fn parse(&mut self, text: String) -> Result<CropSpec> {
+        if let Some(spec) = self.0.get(&text) {
+            return Ok(spec.clone());
+        }
+        let spec: CropSpec = serde_json::from_str(&text).map_err(|e| unreadable("spec", e))?;
+        self.0.insert(text, spec.clone());
+        Ok(spec)
+    }
+}
+
 fn renders_parsing_once(rows: &[AnyRow]) -> Result<Vec<Render>> {
-    let mut parsed: std::collections::HashMap<String, CropSpec> = Default::default();
+    let mut specs = Specs::default();
     rows.iter()
-        .map(|r| {
-            let text: String = r.try_get("spec")?;
-            let spec = match parsed.get(&text) {
-                Some(spec) => spec.clone(),
-                None => {
-                    let spec: CropSpec = json(r, "spec")?;
-                    parsed.insert(text, spec.clone());
-                    spec
-                }
-            };
-            render_with(r, spec)
-        })
+        .map(|r| render_with(r, specs.parse(r.try_get("spec")?)?))
         .collect()
 }
 

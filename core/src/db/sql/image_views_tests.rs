@@ -1,0 +1,131 @@
+//! The owner's view read in one statement (`image_views`) against the
+//! separate reads it replaced, on a photo with every part filled in and
+//! one with none, on both engines.
+
+use super::super::folders::tests::{owner_with_folder, photo, repo};
+use super::super::SqlRepo;
+use crate::db::{BudgetRepo, DetailsRepo, ImageRepo, ImageView, RenderRepo};
+use crate::domain::crop::{default_presets, CropSpec, Format, Mode, SpecSource};
+use crate::domain::details::Clip;
+use crate::domain::focus::Point;
+use crate::domain::image::ImageStatus;
+use crate::domain::render::{Produced, Render};
+use uuid::Uuid;
+
+/// The view as the five statements before it read it.
+async fn separately(repo: &SqlRepo, owner: Uuid, id: Uuid) -> ImageView {
+    let image = repo.image(Some(owner), id).await.unwrap().unwrap();
+    let reason =
+        sqlx::query_scalar::<_, String>("SELECT reason FROM image_failures WHERE image_id = $1")
+            .bind(id.to_string())
+            .fetch_optional(&repo.pool)
+            .await
+            .unwrap();
+    ImageView {
+        failure_reason: reason.filter(|_| image.status == ImageStatus::Failed),
+        renders: repo.renders(id).await.unwrap(),
+        custom_crops: repo.custom_crops(id).await.unwrap(),
+        details: repo.details(id).await.unwrap(),
+        image,
+    }
+}
+
+#[tokio::test]
+async fn one_statement_reads_what_the_separate_reads_did() {
+    let repo = repo().await;
+    let (owner, album) = owner_with_folder(&repo).await;
+    // n = 1 is a failed photo, n = 2 a ready one (`photo`'s rules).
+    let (full, bare) = (photo(1, owner, album.id), photo(2, owner, album.id));
+    let presets: Vec<Render> = default_presets()
+        .into_iter()
+        .map(|spec| Render::pending(full.id, spec))
+        .collect();
+    repo.insert_image(&full, &presets).await.unwrap();
+    repo.insert_image(&bare, &[]).await.unwrap();
+
+    let produced = Produced {
+        version: 1,
+        width: 400,
+        height: 267,
+        size_bytes: 12_345,
+        blob_key: "renders/x/thumb/1".into(),
+    };
+    repo.render_produced(full.id, "thumb", &produced)
+        .await
+        .unwrap();
+    let mut custom = CropSpec::new("zz-quote\"d", 300, 200, Mode::Fill);
+    custom.format = Format::Avif;
+    repo.add_custom_crop(full.id, &custom, 10, 7).await.unwrap();
+    let second = CropSpec::new("aa", 120, 0, Mode::Fit);
+    repo.add_custom_crop(full.id, &second, 10, 8).await.unwrap();
+    repo.set_render_spec(full.id, &second, SpecSource::Custom)
+        .await
+        .unwrap();
+    repo.set_failure_reason(full.id, "decode: <truncated>", 9)
+        .await
+        .unwrap();
+    repo.set_failure_reason(bare.id, "an old failure", 9)
+        .await
+        .unwrap();
+    let point: Point = serde_json::from_str(r#"{"x": 0.25, "y": 0.75}"#).unwrap();
+    repo.set_focus(full.id, Some(point), &[]).await.unwrap();
+    repo.set_placeholder(full.id, "3OcRJYB4d3h/iIeHeEh3eIhw+j2w", point)
+        .await
+        .unwrap();
+    repo.set_motion(
+        full.id,
+        Clip {
+            offset: 10,
+            len: 20,
+        },
+    )
+    .await
+    .unwrap();
+
+    let view = repo.image_view(owner, full.id).await.unwrap().unwrap();
+    assert_eq!(view, separately(&repo, owner, full.id).await);
+    assert_eq!(view.renders.len(), 6, "five presets and the custom crop");
+    assert_eq!(
+        view.renders
+            .iter()
+            .find(|r| r.code == "thumb")
+            .unwrap()
+            .produced,
+        Some(produced)
+    );
+    assert_eq!(view.custom_crops, vec![custom, second]);
+    assert_eq!(view.failure_reason.as_deref(), Some("decode: <truncated>"));
+    assert_eq!(
+        view.details.motion,
+        Some(Clip {
+            offset: 10,
+            len: 20
+        })
+    );
+
+    let empty = repo.image_view(owner, bare.id).await.unwrap().unwrap();
+    assert_eq!(empty, separately(&repo, owner, bare.id).await);
+    assert!(empty.renders.is_empty() && empty.custom_crops.is_empty());
+    assert_eq!(
+        empty.failure_reason, None,
+        "a reason shows only while failed"
+    );
+
+    let page = repo
+        .list_images(owner, Some(album.id), None, 10)
+        .await
+        .unwrap();
+    let mut ids: Vec<Uuid> = page.iter().map(|v| v.image.id).collect();
+    ids.sort();
+    let mut both = vec![full.id, bare.id];
+    both.sort();
+    assert_eq!(ids, both);
+    for listed in page {
+        assert_eq!(listed, separately(&repo, owner, listed.image.id).await);
+    }
+
+    let stranger = crate::ids::new_id();
+    assert_eq!(repo.image_view(stranger, full.id).await.unwrap(), None);
+    let theirs = repo.list_images(stranger, None, None, 10).await.unwrap();
+    assert!(theirs.is_empty());
+}
