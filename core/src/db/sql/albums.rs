@@ -1,6 +1,7 @@
 //! `AlbumRepo` for `SqlRepo`.
 
-use super::images::{cover_in_taken_down_folder, image_row, IMAGE_COLS};
+use super::image_rows::{image_row, IMAGE_COLS};
+use super::images::cover_in_taken_down_folder;
 use super::{flag, json, lock_parent, map_rows, opt_state, opt_uuid, state, uuid, SqlRepo};
 use crate::db::albums::*;
 use crate::domain::album::Album;

@@ -23,7 +23,9 @@ pub(super) fn parsed<T: serde::de::DeserializeOwned>(text: Option<String>) -> Op
     text.and_then(|s| serde_json::from_str(&s).ok())
 }
 
-fn details(row: &AnyRow) -> Result<(Uuid, Details)> {
+const DETAIL_COLS: &str = "image_id, focus, placeholder, motion, salient";
+
+fn details_row(row: &AnyRow) -> Result<(Uuid, Details)> {
     let details = Details {
         focus: opt_json(row, "focus")?,
         placeholder: row.try_get("placeholder")?,
@@ -40,14 +42,13 @@ impl DetailsRepo for SqlRepo {
             return Ok(Vec::new());
         }
         let q = format!(
-            "SELECT image_id, focus, placeholder, motion, salient FROM image_details \
-             WHERE image_id IN ({})",
+            "SELECT {DETAIL_COLS} FROM image_details WHERE image_id IN ({})",
             placeholders(image_ids.len())
         );
         let rows = bind_ids(sqlx::query(&q), image_ids)
             .fetch_all(&self.pool)
             .await?;
-        rows.iter().map(details).collect()
+        rows.iter().map(details_row).collect()
     }
 
     async fn set_motion(&self, image_id: Uuid, clip: Clip) -> Result<()> {

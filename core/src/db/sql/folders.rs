@@ -5,16 +5,14 @@
 //! manual}`), from the anchor photo's own sort keys: a page costs its own
 //! rows whatever the folder's size.
 
-use super::images::{image_row, IMAGE_COLS};
-use super::{map_rows, SqlRepo};
+use super::image_rows::{image_row, IMAGE_COLS};
+use super::{bind_all, map_rows, SqlRepo, Val};
 use crate::db::folders::{FolderCounts, FolderRepo, Walk};
 use crate::domain::album::Order;
 use crate::domain::image::{Image, MIN_VISIBLE_SIDE};
 use crate::Result;
 use async_trait::async_trait;
-use sqlx::any::AnyArguments;
-use sqlx::query::Query;
-use sqlx::{Any, Row};
+use sqlx::Row;
 use std::sync::LazyLock;
 use uuid::Uuid;
 
@@ -94,24 +92,6 @@ fn key_value(from: &Image, col: &str) -> Val {
 /// Which segment of the order holds the photo.
 fn segment_of(from: &Image, order: Order) -> usize {
     usize::from(order == Order::Manual && from.position.is_none())
-}
-
-enum Val {
-    Int(i64),
-    Text(String),
-}
-
-fn bind_all<'q>(
-    mut q: Query<'q, Any, AnyArguments<'q>>,
-    vals: Vec<Val>,
-) -> Query<'q, Any, AnyArguments<'q>> {
-    for v in vals {
-        q = match v {
-            Val::Int(n) => q.bind(n),
-            Val::Text(s) => q.bind(s),
-        };
-    }
-    q
 }
 
 /// `AND` the rows strictly past the anchor in the walk's direction, with

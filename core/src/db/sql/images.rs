@@ -1,107 +1,22 @@
 //! `ImageRepo` for `SqlRepo`.
 
+use super::image_rows::{image_row, IMAGE_COLS};
 use super::image_views;
 use super::renders::insert_render;
-use super::{lenient_of, opt_state_of, state_of, unsigned_of, uuid, uuid_of, Engine, SqlRepo};
+use super::{bind_all, uuid, Engine, SqlRepo, Val};
 use crate::db::images::*;
 use crate::db::RenderRepo;
-use crate::domain::crop::Format;
-use crate::domain::image::{captioned, Image, ImageStatus, Visibility};
-use crate::domain::moderation::Takedown;
+use crate::domain::image::{captioned, Image, ImageStatus};
 use crate::domain::render::Render;
 use crate::Result;
 use async_trait::async_trait;
-use sqlx::any::AnyRow;
-use sqlx::{FromRow, Row};
+use sqlx::Row;
 use uuid::Uuid;
 
 const IMAGE_INSERT_COLS: &str =
     "id, owner_id, album_id, title, description, status, format, width, height, \
      size_bytes, original_key, exif, exif_visibility, visibility, taken_at, sort_at, created_at, \
      has_gps, has_date, has_camera, show_gps, show_date, show_camera, captioned";
-
-/// `taken_down_at`/`takedown_reason` are the photo's effective takedown:
-/// its own, else one carried from a folder it was in when that folder was
-/// taken down, else its current folder's. Used as `... FROM images`.
-pub(super) const IMAGE_COLS: &str =
-    "id, owner_id, album_id, title, description, status, format, width, height, \
-     size_bytes, original_key, exif, exif_visibility, visibility, taken_at, sort_at, created_at, \
-     position, membership, \
-     COALESCE(taken_down_at, \
-       (SELECT MIN(c.at) FROM takedown_covers c WHERE c.image_id = images.id), \
-       (SELECT a.taken_down_at FROM albums a WHERE a.id = images.album_id)) AS taken_down_at, \
-     CASE WHEN taken_down_at IS NOT NULL THEN takedown_reason ELSE COALESCE( \
-       (SELECT c.reason FROM takedown_covers c WHERE c.image_id = images.id \
-        ORDER BY c.at LIMIT 1), \
-       (SELECT a.takedown_reason FROM albums a WHERE a.id = images.album_id)) \
-     END AS takedown_reason";
-
-/// The columns of `IMAGE_COLS`, read from a row or, in that order, from a
-/// JSON array (`image_views`).
-#[derive(sqlx::FromRow, serde::Deserialize)]
-pub(super) struct ImageCols {
-    id: String,
-    owner_id: String,
-    album_id: String,
-    title: String,
-    description: String,
-    status: String,
-    format: String,
-    width: i64,
-    height: i64,
-    size_bytes: i64,
-    original_key: String,
-    exif: String,
-    exif_visibility: String,
-    visibility: Option<String>,
-    taken_at: Option<i64>,
-    sort_at: i64,
-    created_at: i64,
-    position: Option<i64>,
-    membership: i64,
-    taken_down_at: Option<i64>,
-    takedown_reason: Option<String>,
-}
-
-/// `ImageCols`' names, for building the JSON array.
-pub(super) const IMAGE_FIELDS: &str =
-    "id, owner_id, album_id, title, description, status, format, width, height, size_bytes, \
-     original_key, exif, exif_visibility, visibility, taken_at, sort_at, created_at, position, \
-     membership, taken_down_at, takedown_reason";
-
-impl ImageCols {
-    pub(super) fn into_image(self) -> Result<Image> {
-        Ok(Image {
-            id: uuid_of("id", &self.id)?,
-            owner_id: uuid_of("owner_id", &self.owner_id)?,
-            album_id: uuid_of("album_id", &self.album_id)?,
-            title: self.title,
-            description: self.description,
-            status: state_of("status", &self.status, ImageStatus::parse)?,
-            format: state_of("format", &self.format, Format::parse)?,
-            width: unsigned_of("width", self.width)?,
-            height: unsigned_of("height", self.height)?,
-            size_bytes: unsigned_of("size_bytes", self.size_bytes)?,
-            original_key: self.original_key,
-            exif: lenient_of(&self.exif),
-            exif_visibility: lenient_of(&self.exif_visibility),
-            visibility: opt_state_of("visibility", self.visibility, Visibility::parse)?,
-            taken_at: self.taken_at,
-            sort_at: self.sort_at,
-            created_at: self.created_at,
-            position: self.position,
-            membership: self.membership,
-            takedown: Takedown {
-                at: self.taken_down_at,
-                reason: self.takedown_reason,
-            },
-        })
-    }
-}
-
-pub(super) fn image_row(r: &AnyRow) -> Result<Image> {
-    ImageCols::from_row(r)?.into_image()
-}
 
 #[async_trait]
 impl ImageRepo for SqlRepo {
@@ -186,9 +101,9 @@ impl ImageRepo for SqlRepo {
     }
 
     async fn image_view(&self, owner: Uuid, id: Uuid) -> Result<Option<ImageView>> {
-        let q = self.views_sql("WHERE images.id = $1 AND owner_id = $2");
-        let query = sqlx::query(&q).bind(id.to_string()).bind(owner.to_string());
-        Ok(self.views(query).await?.pop())
+        let filter = "WHERE images.id = $1 AND owner_id = $2";
+        let vals = vec![Val::Text(id.to_string()), Val::Text(owner.to_string())];
+        Ok(self.views(filter, vals).await?.pop())
     }
 
     async fn list_images(
@@ -208,17 +123,18 @@ impl ImageRepo for SqlRepo {
             Some(a) => ("album_id = $1", a.to_string()),
             None => ("owner_id = $1", owner.to_string()),
         };
-        let q = self.views_sql(&format!(
+        let filter = format!(
             "WHERE {scope} AND owner_id = $2 \
              AND (sort_at, id) < ($3, $4) ORDER BY sort_at DESC, id DESC LIMIT $5"
-        ));
-        let query = sqlx::query(&q)
-            .bind(key)
-            .bind(owner.to_string())
-            .bind(sort_at)
-            .bind(id)
-            .bind(limit);
-        self.views(query).await
+        );
+        let vals = vec![
+            Val::Text(key),
+            Val::Text(owner.to_string()),
+            Val::Int(sort_at),
+            Val::Text(id),
+            Val::Int(limit),
+        ];
+        self.views(&filter, vals).await
     }
 
     async fn set_status(&self, image_id: Uuid, status: ImageStatus) -> Result<()> {
@@ -351,30 +267,20 @@ fn to_json<T: serde::Serialize>(value: &T) -> String {
     serde_json::to_string(value).unwrap_or_default()
 }
 
-type Query<'q> = sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>>;
-
 /// The owner's views of images (`image_views`), by engine.
 impl SqlRepo {
-    /// The statement that reads the views of the images `filter` (`WHERE
-    /// ...` over `images`) picks.
-    fn views_sql(&self, filter: &str) -> String {
-        match self.engine {
-            Engine::Sqlite => image_views::page_query(filter),
-            Engine::Postgres => format!("SELECT {IMAGE_COLS} FROM images {filter}"),
-        }
-    }
-
-    async fn views(&self, query: Query<'_>) -> Result<Vec<ImageView>> {
+    /// The views of the images `filter` (`WHERE ... ORDER BY ... LIMIT ...`
+    /// over `images`, with `vals` bound) picks, in its order.
+    async fn views(&self, filter: &str, vals: Vec<Val>) -> Result<Vec<ImageView>> {
         match self.engine {
             Engine::Sqlite => {
-                let row = query.fetch_one(&self.pool).await?;
+                let q = image_views::page_query(filter);
+                let row = bind_all(sqlx::query(&q), vals)
+                    .fetch_one(&self.pool)
+                    .await?;
                 image_views::views(&row.try_get::<String, _>("page")?)
             }
-            Engine::Postgres => {
-                let rows = query.fetch_all(&self.pool).await?;
-                let images = rows.iter().map(image_row).collect::<Result<_>>()?;
-                image_views::assembled(self, images).await
-            }
+            Engine::Postgres => image_views::assembled(self, filter, vals).await,
         }
     }
 }

@@ -5,6 +5,7 @@ mod albums;
 mod budget;
 mod details;
 mod folders;
+mod image_rows;
 mod image_views;
 mod images;
 mod jobs;
@@ -161,6 +162,27 @@ fn on_unique<T>(r: std::result::Result<T, sqlx::Error>) -> Result<Write> {
         Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Ok(Write::Conflict),
         Err(e) => Err(e.into()),
     }
+}
+
+/// A value to bind, for statements whose parameters are worked out at run
+/// time.
+#[derive(Clone)]
+enum Val {
+    Int(i64),
+    Text(String),
+}
+
+fn bind_all<'q>(
+    mut q: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>>,
+    vals: Vec<Val>,
+) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>> {
+    for v in vals {
+        q = match v {
+            Val::Int(n) => q.bind(n),
+            Val::Text(s) => q.bind(s),
+        };
+    }
+    q
 }
 
 /// Binds every id of an `IN (...)` list made by `placeholders`.
