@@ -38,8 +38,8 @@ pub trait ImageRepo {
     async fn delete_image(&self, owner: Uuid, id: Uuid) -> Result<Option<Vec<String>>>;
 }
 
-/// An image with everything its owner's view shows, read in one statement
-/// (a page of 50 used to take five, most of its time in the hand-offs).
+/// An image with everything its owner's view shows, read together for a
+/// whole page (`db::sql::image_views`: one statement on SQLite).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ImageView {
     pub image: Image,

@@ -14,7 +14,7 @@
 
 use super::details::parsed;
 use super::image_rows::{image_row, ImageCols, IMAGE_COLS, IMAGE_FIELDS};
-use super::renders::Specs;
+use super::renders::{in_code_order, Specs};
 use super::{bind_all, unreadable, unsigned_of, SqlRepo, Val};
 use crate::db::{BudgetRepo, DetailsRepo, ImageView, RenderRepo};
 use crate::domain::crop::CropSpec;
@@ -61,10 +61,8 @@ pub(super) async fn assembled(
         .into_iter()
         .map(|image| {
             let id = image.id;
-            let mut own = renders.remove(&id).unwrap_or_default();
-            own.sort_unstable_by(|a, b| a.code.cmp(&b.code));
             ImageView {
-                renders: own,
+                renders: renders.remove(&id).unwrap_or_default(),
                 custom_crops: crops.remove(&id).unwrap_or_default(),
                 failure_reason: reasons.remove(&id),
                 details: details.remove(&id).unwrap_or_default(),
@@ -86,8 +84,10 @@ fn grouped<T>(items: impl IntoIterator<Item = (Uuid, T)>) -> HashMap<Uuid, Vec<T
 /// The page query (SQLite): `filter` is the `WHERE ... ORDER BY ... LIMIT
 /// ...` over `images` that picks the photos. Its one row's `page` is read
 /// by `views`.
-/// The aggregates are not ordered (an ordered one copies every photo's
-/// JSON into a sorter): `views` puts the page and the renders in order.
+/// The page's and the renders' aggregates are not ordered (an ordered one
+/// copies every photo's JSON into a sorter): `views` puts them in order.
+/// The custom crops' is (few rows; `ORDER BY` in an aggregate needs SQLite
+/// 3.44, and the bundled one is 3.46).
 pub(super) fn page_query(filter: &str) -> String {
     // A subquery's value loses SQLite's JSON subtype: `json()` gives it back.
     let photos = format!(
@@ -152,12 +152,11 @@ pub(super) fn views(page: &str) -> Result<Vec<ImageView>> {
 
 fn view(c: ViewCols, specs: &mut Specs) -> Result<ImageView> {
     let image = c.image.into_image()?;
-    let mut renders = c
+    let renders = c
         .renders
         .into_iter()
         .map(|cols| render(image.id, cols, specs))
         .collect::<Result<Vec<_>>>()?;
-    renders.sort_unstable_by(|a, b| a.code.cmp(&b.code));
     let custom_crops = c
         .crops
         .iter()
@@ -165,7 +164,7 @@ fn view(c: ViewCols, specs: &mut Specs) -> Result<ImageView> {
         .collect::<Result<_>>()?;
     Ok(ImageView {
         image,
-        renders,
+        renders: in_code_order(renders),
         custom_crops,
         failure_reason: c.failure_reason,
         details: Details {

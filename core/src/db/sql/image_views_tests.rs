@@ -30,6 +30,17 @@ async fn separately(repo: &SqlRepo, owner: Uuid, id: Uuid) -> ImageView {
     }
 }
 
+/// The folder's photos in the list's order, as the database sorts them.
+async fn walk_order(repo: &SqlRepo, album: Uuid) -> Vec<Uuid> {
+    let q = "SELECT id FROM images WHERE album_id = $1 ORDER BY sort_at DESC, id DESC";
+    let ids: Vec<String> = sqlx::query_scalar(q)
+        .bind(album.to_string())
+        .fetch_all(&repo.pool)
+        .await
+        .unwrap();
+    ids.iter().map(|id| id.parse().unwrap()).collect()
+}
+
 #[tokio::test]
 async fn one_statement_reads_what_the_separate_reads_did() {
     let repo = repo().await;
@@ -67,6 +78,15 @@ async fn one_statement_reads_what_the_separate_reads_did() {
     repo.set_failure_reason(bare.id, "an old failure", 9)
         .await
         .unwrap();
+    // Every column that may be NULL holds a value on `full`, so a column
+    // read from the wrong place of the JSON array shows.
+    let q = "UPDATE images SET taken_at = -7, position = 3, taken_down_at = 5, \
+             takedown_reason = 'spam \"x\"', visibility = 'public' WHERE id = $1";
+    sqlx::query(q)
+        .bind(full.id.to_string())
+        .execute(&repo.pool)
+        .await
+        .unwrap();
     let point: Point = serde_json::from_str(r#"{"x": 0.25, "y": 0.75}"#).unwrap();
     repo.set_focus(full.id, Some(point), &[]).await.unwrap();
     repo.set_placeholder(full.id, "3OcRJYB4d3h/iIeHeEh3eIhw+j2w", point)
@@ -102,6 +122,9 @@ async fn one_statement_reads_what_the_separate_reads_did() {
             len: 20
         })
     );
+    assert_eq!(view.image.taken_at, Some(-7));
+    assert_eq!(view.image.position, Some(3));
+    assert_eq!(view.image.takedown.at, Some(5));
 
     let empty = repo.image_view(owner, bare.id).await.unwrap().unwrap();
     assert_eq!(empty, separately(&repo, owner, bare.id).await);
@@ -115,11 +138,8 @@ async fn one_statement_reads_what_the_separate_reads_did() {
         .list_images(owner, Some(album.id), None, 10)
         .await
         .unwrap();
-    let mut ids: Vec<Uuid> = page.iter().map(|v| v.image.id).collect();
-    ids.sort();
-    let mut both = vec![full.id, bare.id];
-    both.sort();
-    assert_eq!(ids, both);
+    let ids: Vec<Uuid> = page.iter().map(|v| v.image.id).collect();
+    assert_eq!(ids, walk_order(&repo, album.id).await);
     for listed in page {
         assert_eq!(listed, separately(&repo, owner, listed.image.id).await);
     }
@@ -128,4 +148,25 @@ async fn one_statement_reads_what_the_separate_reads_did() {
     assert_eq!(repo.image_view(stranger, full.id).await.unwrap(), None);
     let theirs = repo.list_images(stranger, None, None, 10).await.unwrap();
     assert!(theirs.is_empty());
+}
+
+#[tokio::test]
+async fn pages_keep_the_list_order_through_ties() {
+    let repo = repo().await;
+    let (owner, album) = owner_with_folder(&repo).await;
+    // `photo` gives 40 photos 13 sort keys: ties are decided by the id.
+    for n in 0..40 {
+        repo.insert_image(&photo(n, owner, album.id), &[])
+            .await
+            .unwrap();
+    }
+    let mut walked: Vec<Uuid> = Vec::new();
+    let mut after = None;
+    loop {
+        let page = repo.list_images(owner, None, after, 7).await.unwrap();
+        let Some(last) = page.last() else { break };
+        after = Some((last.image.sort_at, last.image.id));
+        walked.extend(page.iter().map(|v| v.image.id));
+    }
+    assert_eq!(walked, walk_order(&repo, album.id).await);
 }

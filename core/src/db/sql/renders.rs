@@ -43,6 +43,14 @@ fn renders_parsing_once(rows: &[AnyRow]) -> Result<Vec<Render>> {
         .collect()
 }
 
+/// By image, then bytewise by code, on both engines alike (PostgreSQL's
+/// `ORDER BY` follows the database's collation, which may put `a-z`
+/// after `ab`): every view of a photo lists its renders in one order.
+pub(super) fn in_code_order(mut renders: Vec<Render>) -> Vec<Render> {
+    renders.sort_unstable_by(|a, b| (a.image_id, &a.code).cmp(&(b.image_id, &b.code)));
+    renders
+}
+
 fn render_with(r: &AnyRow, spec: CropSpec) -> Result<Render> {
     let produced_version: Option<i64> = r.try_get("produced_version")?;
     let blob_key: Option<String> = r.try_get("blob_key")?;
@@ -111,13 +119,13 @@ impl RenderRepo for SqlRepo {
             .bind(image_id.to_string())
             .fetch_all(&self.pool)
             .await?;
-        map_rows(&rows, render_row)
+        Ok(in_code_order(map_rows(&rows, render_row)?))
     }
 
     async fn renders_of(&self, image_ids: &[Uuid]) -> Result<Vec<Render>> {
         // A whole folder's zip asks for any number of photos: a statement
         // holds at most 32,766 binds on SQLite, so they go a thousand at a
-        // time, in id order so the result keeps (image_id, code) order.
+        // time.
         let mut ids = image_ids.to_vec();
         ids.sort();
         let mut rows = Vec::new();
@@ -132,7 +140,7 @@ impl RenderRepo for SqlRepo {
                     .await?,
             );
         }
-        renders_parsing_once(&rows)
+        Ok(in_code_order(renders_parsing_once(&rows)?))
     }
 
     async fn custom_crops_of(&self, image_ids: &[Uuid]) -> Result<Vec<(Uuid, CropSpec)>> {
