@@ -14,13 +14,12 @@
 
 use super::details::parsed;
 use super::image_rows::{image_row, ImageCols, IMAGE_COLS, IMAGE_FIELDS};
-use super::renders::{in_code_order, Specs};
-use super::{bind_all, unreadable, unsigned_of, SqlRepo, Val};
+use super::renders::{in_code_order, RenderCols, Specs};
+use super::{bind_all, unreadable, SqlRepo, Val};
 use crate::db::{BudgetRepo, DetailsRepo, ImageView, RenderRepo};
 use crate::domain::crop::CropSpec;
 use crate::domain::details::Details;
 use crate::domain::image::{Image, ImageStatus};
-use crate::domain::render::{Produced, Render};
 use crate::Result;
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -108,20 +107,9 @@ pub(super) fn page_query(filter: &str) -> String {
     )
 }
 
-/// One render's columns, in the order of `RenderCols`.
+/// One render's columns, in the order of `renders::RenderCols`.
 const RENDER_FIELDS: &str =
     "r.code, r.spec, r.version, r.produced_version, r.width, r.height, r.size_bytes, r.blob_key";
-
-type RenderCols = (
-    String,
-    String,
-    i64,
-    Option<i64>,
-    Option<i64>,
-    Option<i64>,
-    Option<i64>,
-    Option<String>,
-);
 
 /// One photo of the page, in the order `page_query` builds it.
 #[derive(Deserialize)]
@@ -155,7 +143,7 @@ fn view(c: ViewCols, specs: &mut Specs) -> Result<ImageView> {
     let renders = c
         .renders
         .into_iter()
-        .map(|cols| render(image.id, cols, specs))
+        .map(|cols| cols.into_render(image.id, specs))
         .collect::<Result<Vec<_>>>()?;
     let custom_crops = c
         .crops
@@ -174,32 +162,6 @@ fn view(c: ViewCols, specs: &mut Specs) -> Result<ImageView> {
             salient: parsed(c.salient),
         },
     })
-}
-
-fn render(image_id: Uuid, cols: RenderCols, specs: &mut Specs) -> Result<Render> {
-    let (code, spec, version, produced_version, width, height, size_bytes, blob_key) = cols;
-    let produced = match (produced_version, blob_key) {
-        (Some(version), Some(blob_key)) => Some(Produced {
-            version,
-            width: size(width, "width")?,
-            height: size(height, "height")?,
-            size_bytes: size(size_bytes, "size_bytes")?,
-            blob_key,
-        }),
-        _ => None,
-    };
-    Ok(Render {
-        image_id,
-        code,
-        spec: specs.parse(spec)?,
-        version,
-        produced,
-    })
-}
-
-/// A size of a produced render: present and never negative.
-fn size<T: TryFrom<i64>>(n: Option<i64>, col: &str) -> Result<T> {
-    unsigned_of(col, n.ok_or_else(|| unreadable(col, "NULL"))?)
 }
 
 #[cfg(test)]

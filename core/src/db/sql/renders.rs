@@ -1,8 +1,8 @@
 //! `RenderRepo` for `SqlRepo`.
 
 use super::{
-    bind_ids, json, lock_parent, map_rows, placeholders, unreadable, unsigned, uuid, Engine,
-    SqlRepo,
+    bind_ids, json, lock_parent, map_rows, placeholders, unreadable, unsigned, unsigned_of, uuid,
+    Engine, SqlRepo,
 };
 use crate::db::renders::*;
 use crate::domain::crop::{CropSpec, SpecSource};
@@ -10,14 +10,55 @@ use crate::domain::render::{Produced, Render, ServedRender};
 use crate::Result;
 use async_trait::async_trait;
 use sqlx::any::AnyRow;
-use sqlx::{Executor, Row};
+use sqlx::{Executor, FromRow, Row};
 use uuid::Uuid;
 
 const RENDER_COLS: &str =
     "image_id, code, spec, version, produced_version, width, height, size_bytes, blob_key";
 
 pub(super) fn render_row(r: &AnyRow) -> Result<Render> {
-    render_with(r, json(r, "spec")?)
+    RenderCols::from_row(r)?.into_render(uuid(r, "image_id")?, &mut Specs::default())
+}
+
+/// A render's columns but its image's id, read from a row by name or, in
+/// this order, from a JSON array (`image_views`).
+#[derive(sqlx::FromRow, serde::Deserialize)]
+pub(super) struct RenderCols {
+    code: String,
+    spec: String,
+    version: i64,
+    produced_version: Option<i64>,
+    width: Option<i64>,
+    height: Option<i64>,
+    size_bytes: Option<i64>,
+    blob_key: Option<String>,
+}
+
+impl RenderCols {
+    pub(super) fn into_render(self, image_id: Uuid, specs: &mut Specs) -> Result<Render> {
+        let produced = match (self.produced_version, self.blob_key) {
+            (Some(version), Some(blob_key)) => Some(Produced {
+                version,
+                width: size(self.width, "width")?,
+                height: size(self.height, "height")?,
+                size_bytes: size(self.size_bytes, "size_bytes")?,
+                blob_key,
+            }),
+            _ => None,
+        };
+        Ok(Render {
+            image_id,
+            code: self.code,
+            spec: specs.parse(self.spec)?,
+            version: self.version,
+            produced,
+        })
+    }
+}
+
+/// A size of a produced render: present and never negative.
+fn size<T: TryFrom<i64>>(n: Option<i64>, col: &str) -> Result<T> {
+    unsigned_of(col, n.ok_or_else(|| unreadable(col, "NULL"))?)
 }
 
 /// Many renders share a few specs (the presets): each distinct spec text
@@ -39,7 +80,7 @@ impl Specs {
 fn renders_parsing_once(rows: &[AnyRow]) -> Result<Vec<Render>> {
     let mut specs = Specs::default();
     rows.iter()
-        .map(|r| render_with(r, specs.parse(r.try_get("spec")?)?))
+        .map(|r| RenderCols::from_row(r)?.into_render(uuid(r, "image_id")?, &mut specs))
         .collect()
 }
 
@@ -49,28 +90,6 @@ fn renders_parsing_once(rows: &[AnyRow]) -> Result<Vec<Render>> {
 pub(super) fn in_code_order(mut renders: Vec<Render>) -> Vec<Render> {
     renders.sort_unstable_by(|a, b| (a.image_id, &a.code).cmp(&(b.image_id, &b.code)));
     renders
-}
-
-fn render_with(r: &AnyRow, spec: CropSpec) -> Result<Render> {
-    let produced_version: Option<i64> = r.try_get("produced_version")?;
-    let blob_key: Option<String> = r.try_get("blob_key")?;
-    let produced = match (produced_version, blob_key) {
-        (Some(version), Some(blob_key)) => Some(Produced {
-            version,
-            width: unsigned(r, "width")?,
-            height: unsigned(r, "height")?,
-            size_bytes: unsigned(r, "size_bytes")?,
-            blob_key,
-        }),
-        _ => None,
-    };
-    Ok(Render {
-        image_id: uuid(r, "image_id")?,
-        code: r.try_get("code")?,
-        spec,
-        version: r.try_get("version")?,
-        produced,
-    })
 }
 
 pub(super) async fn insert_render<'e>(
