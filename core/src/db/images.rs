@@ -40,7 +40,7 @@ pub trait ImageRepo {
 
 /// An image with everything its owner's view shows, read together for a
 /// whole page (`db::sql::image_views`: one statement on SQLite).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, PartialEq)]
 pub struct ImageView {
     pub image: Image,
     /// In code order (bytewise, on both engines).

@@ -88,9 +88,8 @@ pub fn view_dto(view: ImageView, image_host: &str) -> ImageDto {
         failure_reason,
         details,
     } = view;
-    let failed = image.status == ImageStatus::Failed;
     ImageDto {
-        failure_reason: failure_reason.filter(|_| failed),
+        failure_reason,
         placeholder: details.placeholder,
         motion: details.motion.is_some(),
         focus: details.focus,

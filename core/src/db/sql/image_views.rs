@@ -15,26 +15,38 @@
 use super::details::parsed;
 use super::image_rows::{image_row, ImageCols, IMAGE_COLS, IMAGE_FIELDS};
 use super::renders::{in_code_order, RenderCols, Specs};
-use super::{bind_all, unreadable, SqlRepo, Val};
+use super::{bind_all, unreadable, Engine, SqlRepo, Val};
 use crate::db::{BudgetRepo, DetailsRepo, ImageView, RenderRepo};
 use crate::domain::crop::CropSpec;
 use crate::domain::details::Details;
 use crate::domain::image::{Image, ImageStatus};
 use crate::Result;
 use serde::Deserialize;
+use sqlx::Row;
 use std::collections::HashMap;
 use uuid::Uuid;
+
+/// The views of the images `filter` (`WHERE ... ORDER BY ... LIMIT ...`
+/// over `images`, with `vals` bound) picks, in its order.
+pub(super) async fn read(repo: &SqlRepo, filter: &str, vals: Vec<Val>) -> Result<Vec<ImageView>> {
+    match repo.engine {
+        Engine::Sqlite => {
+            let q = page_query(filter);
+            let row = bind_all(sqlx::query(&q), vals)
+                .fetch_one(&repo.pool)
+                .await?;
+            views(&row.try_get::<String, _>("page")?)
+        }
+        Engine::Postgres => assembled(repo, filter, vals).await,
+    }
+}
 
 /// The views of the images `filter` picks (PostgreSQL): the photos, then
 /// their renders, custom crops, failure reasons and details from four reads
 /// side by side, each on its own connection. (Picking the photos again in
 /// each of the four, to start all five at once, took no less time and more
 /// of the server's CPU.)
-pub(super) async fn assembled(
-    repo: &SqlRepo,
-    filter: &str,
-    vals: Vec<Val>,
-) -> Result<Vec<ImageView>> {
+async fn assembled(repo: &SqlRepo, filter: &str, vals: Vec<Val>) -> Result<Vec<ImageView>> {
     let q = format!("SELECT {IMAGE_COLS} FROM images {filter}");
     let rows = bind_all(sqlx::query(&q), vals)
         .fetch_all(&repo.pool)
@@ -87,7 +99,7 @@ fn grouped<T>(items: impl IntoIterator<Item = (Uuid, T)>) -> HashMap<Uuid, Vec<T
 /// copies every photo's JSON into a sorter): `views` puts them in order.
 /// The custom crops' is (few rows; `ORDER BY` in an aggregate needs SQLite
 /// 3.44, and the bundled one is 3.46).
-pub(super) fn page_query(filter: &str) -> String {
+fn page_query(filter: &str) -> String {
     // A subquery's value loses SQLite's JSON subtype: `json()` gives it back.
     let photos = format!(
         "SELECT {IMAGE_COLS}, \
@@ -126,7 +138,7 @@ struct ViewCols {
 
 /// The photos of `page_query`'s `page`, newest first by (sort_at, id) as
 /// the list walks them, parsing each distinct render spec once.
-pub(super) fn views(page: &str) -> Result<Vec<ImageView>> {
+fn views(page: &str) -> Result<Vec<ImageView>> {
     let cols: Vec<ViewCols> = serde_json::from_str(page).map_err(|e| unreadable("page", e))?;
     let mut specs = Specs::default();
     let mut views = cols

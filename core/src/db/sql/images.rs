@@ -3,7 +3,7 @@
 use super::image_rows::{image_row, IMAGE_COLS};
 use super::image_views;
 use super::renders::insert_render;
-use super::{bind_all, uuid, Engine, SqlRepo, Val};
+use super::{uuid, SqlRepo, Val};
 use crate::db::images::*;
 use crate::db::RenderRepo;
 use crate::domain::image::{captioned, Image, ImageStatus};
@@ -103,7 +103,7 @@ impl ImageRepo for SqlRepo {
     async fn image_view(&self, owner: Uuid, id: Uuid) -> Result<Option<ImageView>> {
         let filter = "WHERE images.id = $1 AND owner_id = $2";
         let vals = vec![Val::Text(id.to_string()), Val::Text(owner.to_string())];
-        Ok(self.views(filter, vals).await?.pop())
+        Ok(image_views::read(self, filter, vals).await?.pop())
     }
 
     async fn list_images(
@@ -134,7 +134,7 @@ impl ImageRepo for SqlRepo {
             Val::Text(id),
             Val::Int(limit),
         ];
-        self.views(&filter, vals).await
+        image_views::read(self, &filter, vals).await
     }
 
     async fn set_status(&self, image_id: Uuid, status: ImageStatus) -> Result<()> {
@@ -265,22 +265,4 @@ async fn set_captioned(tx: &mut sqlx::Transaction<'_, sqlx::Any>, id: Uuid) -> R
 
 fn to_json<T: serde::Serialize>(value: &T) -> String {
     serde_json::to_string(value).unwrap_or_default()
-}
-
-/// The owner's views of images (`image_views`), by engine.
-impl SqlRepo {
-    /// The views of the images `filter` (`WHERE ... ORDER BY ... LIMIT ...`
-    /// over `images`, with `vals` bound) picks, in its order.
-    async fn views(&self, filter: &str, vals: Vec<Val>) -> Result<Vec<ImageView>> {
-        match self.engine {
-            Engine::Sqlite => {
-                let q = image_views::page_query(filter);
-                let row = bind_all(sqlx::query(&q), vals)
-                    .fetch_one(&self.pool)
-                    .await?;
-                image_views::views(&row.try_get::<String, _>("page")?)
-            }
-            Engine::Postgres => image_views::assembled(self, filter, vals).await,
-        }
-    }
 }

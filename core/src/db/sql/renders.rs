@@ -1,8 +1,8 @@
 //! `RenderRepo` for `SqlRepo`.
 
 use super::{
-    bind_ids, json, lock_parent, map_rows, placeholders, unreadable, unsigned, unsigned_of, uuid,
-    Engine, SqlRepo,
+    bind_ids, json, lock_parent, placeholders, unreadable, unsigned, unsigned_of, uuid, Engine,
+    SqlRepo,
 };
 use crate::db::renders::*;
 use crate::domain::crop::{CropSpec, SpecSource};
@@ -15,10 +15,6 @@ use uuid::Uuid;
 
 const RENDER_COLS: &str =
     "image_id, code, spec, version, produced_version, width, height, size_bytes, blob_key";
-
-pub(super) fn render_row(r: &AnyRow) -> Result<Render> {
-    RenderCols::from_row(r)?.into_render(uuid(r, "image_id")?, &mut Specs::default())
-}
 
 /// A render's columns but its image's id, read from a row by name or, in
 /// this order, from a JSON array (`image_views`).
@@ -138,7 +134,7 @@ impl RenderRepo for SqlRepo {
             .bind(image_id.to_string())
             .fetch_all(&self.pool)
             .await?;
-        Ok(in_code_order(map_rows(&rows, render_row)?))
+        Ok(in_code_order(renders_parsing_once(&rows)?))
     }
 
     async fn renders_of(&self, image_ids: &[Uuid]) -> Result<Vec<Render>> {
