@@ -9,7 +9,7 @@ use super::image_rows::{image_row, IMAGE_COLS};
 use super::{bind_all, map_rows, SqlRepo, Val};
 use crate::db::folders::{FolderCounts, FolderRepo, Walk};
 use crate::domain::album::Order;
-use crate::domain::image::{Image, MIN_VISIBLE_SIDE};
+use crate::domain::image::Image;
 use crate::Result;
 use async_trait::async_trait;
 use sqlx::Row;
@@ -258,46 +258,7 @@ impl FolderRepo for SqlRepo {
     }
 
     async fn folder_counts(&self, album: Uuid) -> Result<FolderCounts> {
-        let q = format!(
-            "SELECT CASE WHEN taken_down_at IS NOT NULL OR {CARRIED} OR {FOLDER_DOWN} \
-               THEN 'taken_down' \
-               WHEN status <> 'ready' THEN status \
-               WHEN width < {MIN_VISIBLE_SIDE} AND height < {MIN_VISIBLE_SIDE} THEN 'too_small' \
-               ELSE 'visible' END AS class, COUNT(*) AS n, \
-             CAST(SUM(has_gps * show_gps) AS BIGINT) AS gps_on, \
-             CAST(SUM(has_gps * (1 - show_gps)) AS BIGINT) AS gps_off, \
-             CAST(SUM(has_date * show_date) AS BIGINT) AS date_on, \
-             CAST(SUM(has_date * (1 - show_date)) AS BIGINT) AS date_off, \
-             CAST(SUM(has_camera * show_camera) AS BIGINT) AS camera_on, \
-             CAST(SUM(has_camera * (1 - show_camera)) AS BIGINT) AS camera_off, \
-             CAST(SUM(captioned) AS BIGINT) AS captioned \
-             FROM images WHERE album_id = $1 GROUP BY 1"
-        );
-        let rows = sqlx::query(&q)
-            .bind(album.to_string())
-            .fetch_all(&self.pool)
-            .await?;
-        let mut c = FolderCounts::default();
-        for r in &rows {
-            let n: i64 = r.try_get("n")?;
-            c.total += n;
-            let class: String = r.try_get("class")?;
-            match class.as_str() {
-                "taken_down" => c.taken_down = n,
-                "processing" => c.processing = n,
-                "failed" => c.failed = n,
-                "too_small" => c.too_small = n,
-                _ => {
-                    let get = |col: &str| r.try_get::<i64, _>(col);
-                    c.visible = n;
-                    c.gps = (get("gps_on")?, get("gps_off")?);
-                    c.date = (get("date_on")?, get("date_off")?);
-                    c.camera = (get("camera_on")?, get("camera_off")?);
-                    c.captioned = get("captioned")?;
-                }
-            }
-        }
-        Ok(c)
+        super::folder_stats::folder_counts(self, album).await
     }
 }
 

@@ -4,7 +4,9 @@
 //! given twice.
 
 use super::SqlRepo;
-use crate::db::{AlbumRepo, FolderRepo, ImageChange, ImageRepo, UserRepo, Walk};
+use crate::db::{
+    AlbumRepo, FolderRepo, ImageChange, ImageRepo, Moderated, SharingRepo, UserRepo, Walk,
+};
 use crate::domain::accounts::User;
 use crate::domain::album::{Album, Order, Policy};
 use crate::domain::counts::count;
@@ -216,6 +218,7 @@ async fn walks_and_counts_follow_the_domain_rules() {
         let counts = repo.folder_counts(album.id).await.unwrap();
         assert_eq!(counts, count(&all), "{order:?}");
     }
+    kept_counts_follow_changes(&repo, owner, &photos, album.id, other.id).await;
     // A photo no visitor sees starts no walk.
     let hidden = Walk::forward(Order::TakenDesc, Some(photos[2].id), 5);
     assert!(repo.folder_walk(album.id, hidden).await.unwrap().is_none());
@@ -235,8 +238,84 @@ async fn walks_and_counts_follow_the_domain_rules() {
         .unwrap()
         .unwrap()
         .image_count;
-    assert_eq!(count, 2);
+    assert_eq!(count, 3, "photos 6 and 4 moved there before");
     drop_database(repo).await;
+}
+
+/// The counts the database keeps (migration 0014) against the domain's
+/// count of the folder's photos, after each kind of change.
+async fn kept_counts_follow_changes(
+    repo: &SqlRepo,
+    owner: Uuid,
+    photos: &[Image],
+    album: Uuid,
+    other: Uuid,
+) {
+    let check = |when: &'static str| async move {
+        for folder in [album, other] {
+            let all = repo.album_images(folder).await.unwrap();
+            let kept = repo.folder_counts(folder).await.unwrap();
+            assert_eq!(kept, count(&all), "{when}");
+        }
+    };
+    check("at the start").await;
+    repo.set_status(photos[9].id, ImageStatus::Ready)
+        .await
+        .unwrap();
+    repo.set_status(photos[12].id, ImageStatus::Failed)
+        .await
+        .unwrap();
+    check("after status changes").await;
+    let hide = ExifVisibility {
+        gps: false,
+        camera: false,
+        datetime: false,
+        settings: false,
+    };
+    let change = ImageChange {
+        exif_visibility: Some(hide),
+        description: Some("A caption".into()),
+        ..Default::default()
+    };
+    repo.update_image(owner, photos[16].id, &change)
+        .await
+        .unwrap();
+    check("after a visibility and caption change").await;
+    let moved = ImageChange {
+        album_id: Some(other),
+        ..Default::default()
+    };
+    repo.update_image(owner, photos[4].id, &moved)
+        .await
+        .unwrap();
+    repo.update_image(owner, photos[20].id, &moved)
+        .await
+        .unwrap();
+    check("after a carried photo moved").await;
+    let (down, up) = (Some("Reported"), None);
+    for (target, reason) in [
+        (Moderated::Image(photos[22].id), down),
+        (Moderated::Album(other), down),
+    ] {
+        assert!(repo.set_takedown(target, reason, 9).await.unwrap());
+    }
+    check("after takedowns").await;
+    let back = ImageChange {
+        album_id: Some(album),
+        ..Default::default()
+    };
+    repo.update_image(owner, photos[20].id, &back)
+        .await
+        .unwrap();
+    check("after a photo carried a folder's takedown back").await;
+    for (target, reason) in [
+        (Moderated::Image(photos[22].id), up),
+        (Moderated::Album(other), up),
+    ] {
+        assert!(repo.set_takedown(target, reason, 10).await.unwrap());
+    }
+    repo.delete_image(owner, photos[23].id).await.unwrap();
+    check("after restores and a deletion").await;
 }
 
 async fn drop_database(repo: SqlRepo) {

@@ -4,6 +4,7 @@ mod accounts;
 mod albums;
 mod budget;
 mod details;
+mod folder_stats;
 mod folders;
 mod image_rows;
 mod image_views;

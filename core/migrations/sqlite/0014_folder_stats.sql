@@ -1,0 +1,82 @@
+-- A folder's stats (sharingStatsDTO's figures: db::FolderRepo::folder_counts)
+-- kept by the database as its photos arrive, change, move and go, one row
+-- per folder and class, so album.preview reads a handful of rows instead
+-- of grouping every photo of the folder (issue 21). The class is the
+-- photo's own (domain::image::Image::eligibility); a takedown carried from
+-- another folder and the folder's own takedown are applied when read.
+CREATE TABLE folder_stats (
+    album_id   TEXT NOT NULL REFERENCES albums(id) ON DELETE CASCADE,
+    class      TEXT NOT NULL,
+    n          BIGINT NOT NULL,
+    gps_on     BIGINT NOT NULL,
+    gps_off    BIGINT NOT NULL,
+    date_on    BIGINT NOT NULL,
+    date_off   BIGINT NOT NULL,
+    camera_on  BIGINT NOT NULL,
+    camera_off BIGINT NOT NULL,
+    captioned  BIGINT NOT NULL,
+    PRIMARY KEY (album_id, class)
+);
+INSERT INTO folder_stats
+SELECT album_id, CASE WHEN taken_down_at IS NOT NULL THEN 'taken_down' WHEN status <> 'ready' THEN status WHEN width < 200 AND height < 200 THEN 'too_small' ELSE 'visible' END,
+    COUNT(*), CAST(SUM(has_gps * show_gps) AS BIGINT),
+    CAST(SUM(has_gps * (1 - show_gps)) AS BIGINT),
+    CAST(SUM(has_date * show_date) AS BIGINT),
+    CAST(SUM(has_date * (1 - show_date)) AS BIGINT),
+    CAST(SUM(has_camera * show_camera) AS BIGINT),
+    CAST(SUM(has_camera * (1 - show_camera)) AS BIGINT),
+    CAST(SUM(captioned) AS BIGINT)
+FROM images GROUP BY 1, 2;
+
+CREATE TRIGGER folder_stats_insert AFTER INSERT ON images BEGIN
+    INSERT INTO folder_stats VALUES (NEW.album_id,
+        CASE WHEN NEW.taken_down_at IS NOT NULL THEN 'taken_down' WHEN NEW.status <> 'ready' THEN NEW.status WHEN NEW.width < 200 AND NEW.height < 200 THEN 'too_small' ELSE 'visible' END,
+        1, NEW.has_gps * NEW.show_gps, NEW.has_gps * (1 - NEW.show_gps), NEW.has_date * NEW.show_date, NEW.has_date * (1 - NEW.show_date), NEW.has_camera * NEW.show_camera, NEW.has_camera * (1 - NEW.show_camera), NEW.captioned)
+    ON CONFLICT (album_id, class) DO UPDATE SET n = n + 1,
+        gps_on = gps_on + excluded.gps_on,
+        gps_off = gps_off + excluded.gps_off,
+        date_on = date_on + excluded.date_on,
+        date_off = date_off + excluded.date_off,
+        camera_on = camera_on + excluded.camera_on,
+        camera_off = camera_off + excluded.camera_off,
+        captioned = captioned + excluded.captioned;
+END;
+CREATE TRIGGER folder_stats_delete AFTER DELETE ON images BEGIN
+    UPDATE folder_stats SET n = n - 1,
+        gps_on = gps_on - OLD.has_gps * OLD.show_gps,
+        gps_off = gps_off - OLD.has_gps * (1 - OLD.show_gps),
+        date_on = date_on - OLD.has_date * OLD.show_date,
+        date_off = date_off - OLD.has_date * (1 - OLD.show_date),
+        camera_on = camera_on - OLD.has_camera * OLD.show_camera,
+        camera_off = camera_off - OLD.has_camera * (1 - OLD.show_camera),
+        captioned = captioned - OLD.captioned
+    WHERE album_id = OLD.album_id
+        AND class = CASE WHEN OLD.taken_down_at IS NOT NULL THEN 'taken_down' WHEN OLD.status <> 'ready' THEN OLD.status WHEN OLD.width < 200 AND OLD.height < 200 THEN 'too_small' ELSE 'visible' END;
+END;
+CREATE TRIGGER folder_stats_update AFTER UPDATE OF album_id, status, taken_down_at, width, height, has_gps, has_date, has_camera, show_gps, show_date, show_camera, captioned
+ON images BEGIN
+    UPDATE folder_stats SET n = n - 1,
+        gps_on = gps_on - OLD.has_gps * OLD.show_gps,
+        gps_off = gps_off - OLD.has_gps * (1 - OLD.show_gps),
+        date_on = date_on - OLD.has_date * OLD.show_date,
+        date_off = date_off - OLD.has_date * (1 - OLD.show_date),
+        camera_on = camera_on - OLD.has_camera * OLD.show_camera,
+        camera_off = camera_off - OLD.has_camera * (1 - OLD.show_camera),
+        captioned = captioned - OLD.captioned
+    WHERE album_id = OLD.album_id
+        AND class = CASE WHEN OLD.taken_down_at IS NOT NULL THEN 'taken_down' WHEN OLD.status <> 'ready' THEN OLD.status WHEN OLD.width < 200 AND OLD.height < 200 THEN 'too_small' ELSE 'visible' END;
+    INSERT INTO folder_stats VALUES (NEW.album_id,
+        CASE WHEN NEW.taken_down_at IS NOT NULL THEN 'taken_down' WHEN NEW.status <> 'ready' THEN NEW.status WHEN NEW.width < 200 AND NEW.height < 200 THEN 'too_small' ELSE 'visible' END,
+        1, NEW.has_gps * NEW.show_gps, NEW.has_gps * (1 - NEW.show_gps), NEW.has_date * NEW.show_date, NEW.has_date * (1 - NEW.show_date), NEW.has_camera * NEW.show_camera, NEW.has_camera * (1 - NEW.show_camera), NEW.captioned)
+    ON CONFLICT (album_id, class) DO UPDATE SET n = n + 1,
+        gps_on = gps_on + excluded.gps_on,
+        gps_off = gps_off + excluded.gps_off,
+        date_on = date_on + excluded.date_on,
+        date_off = date_off + excluded.date_off,
+        camera_on = camera_on + excluded.camera_on,
+        camera_off = camera_off + excluded.camera_off,
+        captioned = captioned + excluded.captioned;
+END;
+
+-- folder_counts read this index; nothing does now.
+DROP INDEX images_album_stats;
