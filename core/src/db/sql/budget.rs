@@ -1,6 +1,6 @@
 //! `BudgetRepo` over SQL.
 
-use super::{placeholders, uuid, SqlRepo};
+use super::{bind_all, uuid, SqlRepo};
 use crate::db::budget::BudgetRepo;
 use crate::Result;
 use async_trait::async_trait;
@@ -28,15 +28,11 @@ impl BudgetRepo for SqlRepo {
         if image_ids.is_empty() {
             return Ok(Vec::new());
         }
-        let q = format!(
-            "SELECT image_id, reason FROM image_failures WHERE image_id IN ({})",
-            placeholders(image_ids.len())
-        );
-        let mut query = sqlx::query(&q);
-        for id in image_ids {
-            query = query.bind(id.to_string());
-        }
-        let rows = query.fetch_all(&self.pool).await?;
+        let (among, vals) = self.among("image_id", image_ids);
+        let q = format!("SELECT image_id, reason FROM image_failures WHERE {among}");
+        let rows = bind_all(sqlx::query(&q), vals)
+            .fetch_all(&self.pool)
+            .await?;
         rows.iter()
             .map(|r| Ok((uuid(r, "image_id")?, r.try_get("reason")?)))
             .collect()

@@ -1,6 +1,6 @@
 //! `DetailsRepo` for `SqlRepo`: one row per image, JSON text columns.
 
-use super::{bind_ids, placeholders, uuid, SqlRepo};
+use super::{bind_all, uuid, SqlRepo};
 use crate::db::details::DetailsRepo;
 use crate::domain::details::{Clip, Details};
 use crate::domain::focus::Point;
@@ -41,11 +41,9 @@ impl DetailsRepo for SqlRepo {
         if image_ids.is_empty() {
             return Ok(Vec::new());
         }
-        let q = format!(
-            "SELECT {DETAIL_COLS} FROM image_details WHERE image_id IN ({})",
-            placeholders(image_ids.len())
-        );
-        let rows = bind_ids(sqlx::query(&q), image_ids)
+        let (among, vals) = self.among("image_id", image_ids);
+        let q = format!("SELECT {DETAIL_COLS} FROM image_details WHERE {among}");
+        let rows = bind_all(sqlx::query(&q), vals)
             .fetch_all(&self.pool)
             .await?;
         rows.iter().map(details_row).collect()

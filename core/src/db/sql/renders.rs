@@ -1,8 +1,7 @@
 //! `RenderRepo` for `SqlRepo`.
 
 use super::{
-    bind_ids, json, lock_parent, placeholders, unreadable, unsigned, unsigned_of, uuid, Engine,
-    SqlRepo,
+    bind_all, json, lock_parent, unreadable, unsigned, unsigned_of, uuid, Engine, SqlRepo,
 };
 use crate::db::renders::*;
 use crate::domain::crop::{CropSpec, SpecSource};
@@ -145,12 +144,11 @@ impl RenderRepo for SqlRepo {
         ids.sort();
         let mut rows = Vec::new();
         for chunk in ids.chunks(1000) {
-            let q = format!(
-                "SELECT {RENDER_COLS} FROM renders WHERE image_id IN ({}) ORDER BY image_id, code",
-                placeholders(chunk.len())
-            );
+            // `in_code_order` sorts them: no ORDER BY here.
+            let (among, vals) = self.among("image_id", chunk);
+            let q = format!("SELECT {RENDER_COLS} FROM renders WHERE {among}");
             rows.extend(
-                bind_ids(sqlx::query(&q), chunk)
+                bind_all(sqlx::query(&q), vals)
                     .fetch_all(&self.pool)
                     .await?,
             );
@@ -162,12 +160,11 @@ impl RenderRepo for SqlRepo {
         if image_ids.is_empty() {
             return Ok(Vec::new());
         }
+        let (among, vals) = self.among("image_id", image_ids);
         let q = format!(
-            "SELECT image_id, spec FROM custom_crops WHERE image_id IN ({}) \
-             ORDER BY created_at, code",
-            placeholders(image_ids.len())
+            "SELECT image_id, spec FROM custom_crops WHERE {among} ORDER BY created_at, code"
         );
-        let rows = bind_ids(sqlx::query(&q), image_ids)
+        let rows = bind_all(sqlx::query(&q), vals)
             .fetch_all(&self.pool)
             .await?;
         rows.iter()
