@@ -18,7 +18,11 @@ CREATE TABLE folder_stats (
     PRIMARY KEY (album_id, class)
 );
 INSERT INTO folder_stats
-SELECT album_id, CASE WHEN taken_down_at IS NOT NULL THEN 'taken_down' WHEN status <> 'ready' THEN status WHEN width < 200 AND height < 200 THEN 'too_small' ELSE 'visible' END,
+SELECT album_id,
+    CASE WHEN taken_down_at IS NOT NULL THEN 'taken_down'
+        WHEN status <> 'ready' THEN status
+        WHEN width < 200 AND height < 200 THEN 'too_small'
+        ELSE 'visible' END,
     COUNT(*), CAST(SUM(has_gps * show_gps) AS BIGINT),
     CAST(SUM(has_gps * (1 - show_gps)) AS BIGINT),
     CAST(SUM(has_date * show_date) AS BIGINT),
@@ -28,32 +32,37 @@ SELECT album_id, CASE WHEN taken_down_at IS NOT NULL THEN 'taken_down' WHEN stat
     CAST(SUM(captioned) AS BIGINT)
 FROM images GROUP BY 1, 2;
 
+-- A photo's row counted in (sign 1) or out (-1) of its folder's stats.
+CREATE FUNCTION folder_stats_count(photo images, sign BIGINT) RETURNS void LANGUAGE sql AS $$
+    INSERT INTO folder_stats AS s VALUES (photo.album_id,
+        CASE WHEN photo.taken_down_at IS NOT NULL THEN 'taken_down'
+        WHEN photo.status <> 'ready' THEN photo.status
+        WHEN photo.width < 200 AND photo.height < 200 THEN 'too_small'
+        ELSE 'visible' END,
+        sign,
+        sign * photo.has_gps * photo.show_gps,
+        sign * photo.has_gps * (1 - photo.show_gps),
+        sign * photo.has_date * photo.show_date,
+        sign * photo.has_date * (1 - photo.show_date),
+        sign * photo.has_camera * photo.show_camera,
+        sign * photo.has_camera * (1 - photo.show_camera),
+        sign * photo.captioned)
+    ON CONFLICT (album_id, class) DO UPDATE SET n = s.n + excluded.n,
+        gps_on = s.gps_on + excluded.gps_on,
+        gps_off = s.gps_off + excluded.gps_off,
+        date_on = s.date_on + excluded.date_on,
+        date_off = s.date_off + excluded.date_off,
+        camera_on = s.camera_on + excluded.camera_on,
+        camera_off = s.camera_off + excluded.camera_off,
+        captioned = s.captioned + excluded.captioned;
+$$;
 CREATE FUNCTION folder_stats_keep() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     IF TG_OP <> 'INSERT' THEN
-        UPDATE folder_stats SET n = n - 1,
-            gps_on = gps_on - OLD.has_gps * OLD.show_gps,
-            gps_off = gps_off - OLD.has_gps * (1 - OLD.show_gps),
-            date_on = date_on - OLD.has_date * OLD.show_date,
-            date_off = date_off - OLD.has_date * (1 - OLD.show_date),
-            camera_on = camera_on - OLD.has_camera * OLD.show_camera,
-            camera_off = camera_off - OLD.has_camera * (1 - OLD.show_camera),
-            captioned = captioned - OLD.captioned
-        WHERE album_id = OLD.album_id
-            AND class = CASE WHEN OLD.taken_down_at IS NOT NULL THEN 'taken_down' WHEN OLD.status <> 'ready' THEN OLD.status WHEN OLD.width < 200 AND OLD.height < 200 THEN 'too_small' ELSE 'visible' END;
+        PERFORM folder_stats_count(OLD, -1);
     END IF;
     IF TG_OP <> 'DELETE' THEN
-        INSERT INTO folder_stats AS s VALUES (NEW.album_id,
-            CASE WHEN NEW.taken_down_at IS NOT NULL THEN 'taken_down' WHEN NEW.status <> 'ready' THEN NEW.status WHEN NEW.width < 200 AND NEW.height < 200 THEN 'too_small' ELSE 'visible' END,
-            1, NEW.has_gps * NEW.show_gps, NEW.has_gps * (1 - NEW.show_gps), NEW.has_date * NEW.show_date, NEW.has_date * (1 - NEW.show_date), NEW.has_camera * NEW.show_camera, NEW.has_camera * (1 - NEW.show_camera), NEW.captioned)
-        ON CONFLICT (album_id, class) DO UPDATE SET n = s.n + 1,
-            gps_on = s.gps_on + excluded.gps_on,
-            gps_off = s.gps_off + excluded.gps_off,
-            date_on = s.date_on + excluded.date_on,
-            date_off = s.date_off + excluded.date_off,
-            camera_on = s.camera_on + excluded.camera_on,
-            camera_off = s.camera_off + excluded.camera_off,
-            captioned = s.captioned + excluded.captioned;
+        PERFORM folder_stats_count(NEW, 1);
     END IF;
     RETURN NULL;
 END $$;

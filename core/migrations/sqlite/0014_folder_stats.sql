@@ -18,7 +18,11 @@ CREATE TABLE folder_stats (
     PRIMARY KEY (album_id, class)
 );
 INSERT INTO folder_stats
-SELECT album_id, CASE WHEN taken_down_at IS NOT NULL THEN 'taken_down' WHEN status <> 'ready' THEN status WHEN width < 200 AND height < 200 THEN 'too_small' ELSE 'visible' END,
+SELECT album_id,
+    CASE WHEN taken_down_at IS NOT NULL THEN 'taken_down'
+        WHEN status <> 'ready' THEN status
+        WHEN width < 200 AND height < 200 THEN 'too_small'
+        ELSE 'visible' END,
     COUNT(*), CAST(SUM(has_gps * show_gps) AS BIGINT),
     CAST(SUM(has_gps * (1 - show_gps)) AS BIGINT),
     CAST(SUM(has_date * show_date) AS BIGINT),
@@ -28,11 +32,26 @@ SELECT album_id, CASE WHEN taken_down_at IS NOT NULL THEN 'taken_down' WHEN stat
     CAST(SUM(captioned) AS BIGINT)
 FROM images GROUP BY 1, 2;
 
-CREATE TRIGGER folder_stats_insert AFTER INSERT ON images BEGIN
+-- A photo's row counted in (sign 1) or out (-1) of its folder's stats: the
+-- triggers below insert into this view, and its own trigger adds the
+-- photo to its class's row.
+CREATE VIEW folder_stats_changes (sign, album_id, status, taken_down_at, width, height, has_gps, has_date, has_camera, show_gps, show_date, show_camera, captioned) AS
+    SELECT 0, album_id, status, taken_down_at, width, height, has_gps, has_date, has_camera, show_gps, show_date, show_camera, captioned FROM images WHERE 0;
+CREATE TRIGGER folder_stats_change INSTEAD OF INSERT ON folder_stats_changes BEGIN
     INSERT INTO folder_stats VALUES (NEW.album_id,
-        CASE WHEN NEW.taken_down_at IS NOT NULL THEN 'taken_down' WHEN NEW.status <> 'ready' THEN NEW.status WHEN NEW.width < 200 AND NEW.height < 200 THEN 'too_small' ELSE 'visible' END,
-        1, NEW.has_gps * NEW.show_gps, NEW.has_gps * (1 - NEW.show_gps), NEW.has_date * NEW.show_date, NEW.has_date * (1 - NEW.show_date), NEW.has_camera * NEW.show_camera, NEW.has_camera * (1 - NEW.show_camera), NEW.captioned)
-    ON CONFLICT (album_id, class) DO UPDATE SET n = n + 1,
+        CASE WHEN NEW.taken_down_at IS NOT NULL THEN 'taken_down'
+        WHEN NEW.status <> 'ready' THEN NEW.status
+        WHEN NEW.width < 200 AND NEW.height < 200 THEN 'too_small'
+        ELSE 'visible' END,
+        NEW.sign,
+        NEW.sign * NEW.has_gps * NEW.show_gps,
+        NEW.sign * NEW.has_gps * (1 - NEW.show_gps),
+        NEW.sign * NEW.has_date * NEW.show_date,
+        NEW.sign * NEW.has_date * (1 - NEW.show_date),
+        NEW.sign * NEW.has_camera * NEW.show_camera,
+        NEW.sign * NEW.has_camera * (1 - NEW.show_camera),
+        NEW.sign * NEW.captioned)
+    ON CONFLICT (album_id, class) DO UPDATE SET n = n + excluded.n,
         gps_on = gps_on + excluded.gps_on,
         gps_off = gps_off + excluded.gps_off,
         date_on = date_on + excluded.date_on,
@@ -41,41 +60,16 @@ CREATE TRIGGER folder_stats_insert AFTER INSERT ON images BEGIN
         camera_off = camera_off + excluded.camera_off,
         captioned = captioned + excluded.captioned;
 END;
+CREATE TRIGGER folder_stats_insert AFTER INSERT ON images BEGIN
+    INSERT INTO folder_stats_changes SELECT 1, NEW.album_id, NEW.status, NEW.taken_down_at, NEW.width, NEW.height, NEW.has_gps, NEW.has_date, NEW.has_camera, NEW.show_gps, NEW.show_date, NEW.show_camera, NEW.captioned;
+END;
 CREATE TRIGGER folder_stats_delete AFTER DELETE ON images BEGIN
-    UPDATE folder_stats SET n = n - 1,
-        gps_on = gps_on - OLD.has_gps * OLD.show_gps,
-        gps_off = gps_off - OLD.has_gps * (1 - OLD.show_gps),
-        date_on = date_on - OLD.has_date * OLD.show_date,
-        date_off = date_off - OLD.has_date * (1 - OLD.show_date),
-        camera_on = camera_on - OLD.has_camera * OLD.show_camera,
-        camera_off = camera_off - OLD.has_camera * (1 - OLD.show_camera),
-        captioned = captioned - OLD.captioned
-    WHERE album_id = OLD.album_id
-        AND class = CASE WHEN OLD.taken_down_at IS NOT NULL THEN 'taken_down' WHEN OLD.status <> 'ready' THEN OLD.status WHEN OLD.width < 200 AND OLD.height < 200 THEN 'too_small' ELSE 'visible' END;
+    INSERT INTO folder_stats_changes SELECT -1, OLD.album_id, OLD.status, OLD.taken_down_at, OLD.width, OLD.height, OLD.has_gps, OLD.has_date, OLD.has_camera, OLD.show_gps, OLD.show_date, OLD.show_camera, OLD.captioned;
 END;
 CREATE TRIGGER folder_stats_update AFTER UPDATE OF album_id, status, taken_down_at, width, height, has_gps, has_date, has_camera, show_gps, show_date, show_camera, captioned
 ON images BEGIN
-    UPDATE folder_stats SET n = n - 1,
-        gps_on = gps_on - OLD.has_gps * OLD.show_gps,
-        gps_off = gps_off - OLD.has_gps * (1 - OLD.show_gps),
-        date_on = date_on - OLD.has_date * OLD.show_date,
-        date_off = date_off - OLD.has_date * (1 - OLD.show_date),
-        camera_on = camera_on - OLD.has_camera * OLD.show_camera,
-        camera_off = camera_off - OLD.has_camera * (1 - OLD.show_camera),
-        captioned = captioned - OLD.captioned
-    WHERE album_id = OLD.album_id
-        AND class = CASE WHEN OLD.taken_down_at IS NOT NULL THEN 'taken_down' WHEN OLD.status <> 'ready' THEN OLD.status WHEN OLD.width < 200 AND OLD.height < 200 THEN 'too_small' ELSE 'visible' END;
-    INSERT INTO folder_stats VALUES (NEW.album_id,
-        CASE WHEN NEW.taken_down_at IS NOT NULL THEN 'taken_down' WHEN NEW.status <> 'ready' THEN NEW.status WHEN NEW.width < 200 AND NEW.height < 200 THEN 'too_small' ELSE 'visible' END,
-        1, NEW.has_gps * NEW.show_gps, NEW.has_gps * (1 - NEW.show_gps), NEW.has_date * NEW.show_date, NEW.has_date * (1 - NEW.show_date), NEW.has_camera * NEW.show_camera, NEW.has_camera * (1 - NEW.show_camera), NEW.captioned)
-    ON CONFLICT (album_id, class) DO UPDATE SET n = n + 1,
-        gps_on = gps_on + excluded.gps_on,
-        gps_off = gps_off + excluded.gps_off,
-        date_on = date_on + excluded.date_on,
-        date_off = date_off + excluded.date_off,
-        camera_on = camera_on + excluded.camera_on,
-        camera_off = camera_off + excluded.camera_off,
-        captioned = captioned + excluded.captioned;
+    INSERT INTO folder_stats_changes SELECT -1, OLD.album_id, OLD.status, OLD.taken_down_at, OLD.width, OLD.height, OLD.has_gps, OLD.has_date, OLD.has_camera, OLD.show_gps, OLD.show_date, OLD.show_camera, OLD.captioned;
+    INSERT INTO folder_stats_changes SELECT 1, NEW.album_id, NEW.status, NEW.taken_down_at, NEW.width, NEW.height, NEW.has_gps, NEW.has_date, NEW.has_camera, NEW.show_gps, NEW.show_date, NEW.show_camera, NEW.captioned;
 END;
 
 -- folder_counts read this index; nothing does now.
