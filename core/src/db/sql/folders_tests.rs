@@ -318,7 +318,7 @@ async fn kept_counts_follow_changes(
     check("after restores and a deletion").await;
 }
 
-async fn drop_database(repo: SqlRepo) {
+pub(in crate::db::sql) async fn drop_database(repo: SqlRepo) {
     let Ok(base) = std::env::var("LIGHTBOX_TEST_POSTGRES") else {
         return;
     };

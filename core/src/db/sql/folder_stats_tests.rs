@@ -1,0 +1,70 @@
+//! The kept stats under two writers of one folder at once (PostgreSQL;
+//! SQLite runs one writing transaction at a time).
+
+use super::super::folders::tests::{drop_database, owner_with_folder, photo, repo};
+use super::super::Engine;
+use crate::db::{AlbumRepo, FolderRepo, ImageRepo};
+use crate::domain::album::Album;
+use crate::domain::counts::count;
+use crate::domain::image::ImageStatus;
+use std::time::{Duration, Instant};
+
+/// Photos moved into a folder in one transaction while a photo there
+/// finishes: each takes the folder's stats rows of two classes, and
+/// without a common first lock they took them in opposite orders
+/// ("deadlock detected" on the second move).
+#[tokio::test]
+async fn a_move_in_and_a_photo_finishing_there_do_not_deadlock() {
+    let repo = repo().await;
+    if repo.engine() != Engine::Postgres {
+        return;
+    }
+    let (owner, x) = owner_with_folder(&repo).await;
+    let y = Album::new(crate::ids::new_id(), owner, "Y", "", 0);
+    repo.insert_album(&y).await.unwrap();
+    // Visible and processing in X, processing in Y.
+    let (x1, x2, y1) = (
+        photo(2, owner, x.id),
+        photo(9, owner, x.id),
+        photo(18, owner, y.id),
+    );
+    assert_eq!(
+        (x1.status, x2.status),
+        (ImageStatus::Ready, ImageStatus::Processing)
+    );
+    for p in [&x1, &x2, &y1] {
+        repo.insert_image(p, &[]).await.unwrap();
+    }
+    let mut tx = repo.pool.begin().await.unwrap();
+    let move_in = |id: uuid::Uuid| {
+        sqlx::query("UPDATE images SET album_id = $1 WHERE id = $2")
+            .bind(y.id.to_string())
+            .bind(id.to_string())
+    };
+    move_in(x1.id).execute(&mut *tx).await.unwrap();
+    let other = repo.clone();
+    let finish = tokio::spawn(async move { other.set_status(y1.id, ImageStatus::Ready).await });
+    wait_for_a_lock_wait(&repo).await;
+    move_in(x2.id).execute(&mut *tx).await.unwrap();
+    tx.commit().await.unwrap();
+    finish.await.unwrap().unwrap();
+    for folder in [x.id, y.id] {
+        let all = repo.album_images(folder).await.unwrap();
+        assert_eq!(repo.folder_counts(folder).await.unwrap(), count(&all));
+    }
+    drop_database(repo).await;
+}
+
+async fn wait_for_a_lock_wait(repo: &super::SqlRepo) {
+    let q = "SELECT CAST(COUNT(*) AS BIGINT) FROM pg_stat_activity \
+             WHERE datname = current_database() AND wait_event_type = 'Lock'";
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let waiting: i64 = sqlx::query_scalar(q).fetch_one(&repo.pool).await.unwrap();
+        if waiting > 0 {
+            return;
+        }
+        assert!(Instant::now() < deadline, "the second writer never waited");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
