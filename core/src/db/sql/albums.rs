@@ -2,7 +2,9 @@
 
 use super::image_rows::{image_row, IMAGE_COLS};
 use super::images::cover_in_taken_down_folder;
-use super::{flag, json, lock_parent, map_rows, opt_state, opt_uuid, state, uuid, SqlRepo};
+use super::{
+    flag, json, lock_parent, lock_photos_first, map_rows, opt_state, opt_uuid, state, uuid, SqlRepo,
+};
 use crate::db::albums::*;
 use crate::domain::album::Album;
 use crate::domain::album::{Policy, PublishMode};
@@ -125,6 +127,7 @@ impl AlbumRepo for SqlRepo {
         hold_until: i64,
     ) -> Result<Option<Vec<Uuid>>> {
         let mut tx = self.pool.begin().await?;
+        lock_photos_first(&mut tx, self.engine, "album_id = $1", id).await?;
         let gone = sqlx::query(
             "UPDATE albums SET deleted_at = $3, cover_image_id = NULL \
              WHERE id = $1 AND owner_id = $2 AND deleted_at IS NULL AND is_default = 0",

@@ -3,7 +3,7 @@
 
 use super::super::folders::tests::{drop_database, owner_with_folder, photo, repo};
 use super::super::Engine;
-use crate::db::{AlbumRepo, FolderRepo, ImageRepo};
+use crate::db::{AlbumRepo, FolderRepo, ImageRepo, Moderated, SharingRepo};
 use crate::domain::album::Album;
 use crate::domain::counts::count;
 use crate::domain::image::ImageStatus;
@@ -67,4 +67,44 @@ async fn wait_for_a_lock_wait(repo: &super::SqlRepo) {
         assert!(Instant::now() < deadline, "the second writer never waited");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+}
+
+/// A folder taken down while one of its photos is being written: the
+/// takedown's covers update every photo's carried count, and the photo's
+/// writer then wants the folder's row. The takedown locks its photos
+/// before the folder, so the writer finishes first instead of the two
+/// deadlocking.
+#[tokio::test]
+async fn a_folder_takedown_and_a_photo_written_there_do_not_deadlock() {
+    let repo = repo().await;
+    if repo.engine() != Engine::Postgres {
+        return;
+    }
+    let (owner, x) = owner_with_folder(&repo).await;
+    let (x1, x2) = (photo(2, owner, x.id), photo(9, owner, x.id));
+    for p in [&x1, &x2] {
+        repo.insert_image(p, &[]).await.unwrap();
+    }
+    let mut writer = repo.pool.begin().await.unwrap();
+    sqlx::query("SELECT id FROM images WHERE id = $1 FOR UPDATE")
+        .bind(x2.id.to_string())
+        .execute(&mut *writer)
+        .await
+        .unwrap();
+    let other = repo.clone();
+    let takedown = tokio::spawn(async move {
+        let target = Moderated::Album(x.id);
+        other.set_takedown(target, Some("Reported"), 9).await
+    });
+    wait_for_a_lock_wait(&repo).await;
+    sqlx::query("UPDATE images SET status = 'ready' WHERE id = $1")
+        .bind(x2.id.to_string())
+        .execute(&mut *writer)
+        .await
+        .unwrap();
+    writer.commit().await.unwrap();
+    assert!(takedown.await.unwrap().unwrap());
+    let all = repo.album_images(x.id).await.unwrap();
+    assert_eq!(repo.folder_counts(x.id).await.unwrap(), count(&all));
+    drop_database(repo).await;
 }

@@ -241,6 +241,28 @@ impl Repo for SqlRepo {
 /// transaction's own insert. PostgreSQL takes the row lock; SQLite takes
 /// its database write lock with a no-op update. Limits that count children
 /// (crops per photo, aliases per owner, rules per folder) start with this.
+/// Locks, in id order, the photos a folder-wide change is about to write
+/// (`filter` over `images`, `$1` the folder), before it touches the
+/// folder's row (PostgreSQL; SQLite runs one writer at a time). A photo's
+/// writers lock its row and then, through folder_stats' trigger
+/// (migration 0014), its folder's: a change that held the folder while
+/// waiting for one of its photos deadlocked with them.
+pub(super) async fn lock_photos_first(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    engine: Engine,
+    filter: &str,
+    album: uuid::Uuid,
+) -> crate::Result<()> {
+    if engine == Engine::Postgres {
+        let q = format!("SELECT id FROM images WHERE {filter} ORDER BY id FOR NO KEY UPDATE");
+        sqlx::query(&q)
+            .bind(album.to_string())
+            .execute(&mut **tx)
+            .await?;
+    }
+    Ok(())
+}
+
 pub(super) async fn lock_parent(
     tx: &mut sqlx::Transaction<'_, sqlx::Any>,
     engine: Engine,

@@ -1,7 +1,7 @@
 //! `SharingRepo` for `SqlRepo`: each publication change is one transaction,
 //! and the aliases table's primary key decides every race for a name.
 
-use super::{lock_parent, state, uuid, SqlRepo};
+use super::{lock_parent, lock_photos_first, state, uuid, Engine, SqlRepo};
 use crate::db::albums::*;
 use crate::domain::alias::{reservation_cap, Alias, AliasState};
 use crate::domain::sharing::ShareLink;
@@ -334,7 +334,7 @@ impl SharingRepo for SqlRepo {
                 }
                 done.rows_affected() > 0
             }
-            Moderated::Album(id) => album_takedown(&mut tx, id, at, reason).await?,
+            Moderated::Album(id) => album_takedown(&mut tx, self.engine, id, at, reason).await?,
         };
         tx.commit().await?;
         Ok(found)
@@ -346,10 +346,16 @@ impl SharingRepo for SqlRepo {
 /// (a deleted folder can still be restored, for the photos it covered).
 async fn album_takedown(
     tx: &mut Transaction<'static, Any>,
+    engine: Engine,
     id: Uuid,
     at: Option<i64>,
     reason: Option<&str>,
 ) -> Result<bool> {
+    // Its covers change `carried` on the photos in it and on those that
+    // carry its takedown elsewhere.
+    let touched =
+        "album_id = $1 OR id IN (SELECT image_id FROM takedown_covers WHERE album_id = $1)";
+    lock_photos_first(tx, engine, touched, id).await?;
     let live = if reason.is_some() {
         " AND deleted_at IS NULL"
     } else {
