@@ -22,9 +22,12 @@ use uuid::Uuid;
 pub(super) const SHOWN: &str =
     "status = 'ready' AND taken_down_at IS NULL AND (width >= 200 OR height >= 200)";
 
-/// Taken down by a folder: one the photo was in (a carried takedown) or
-/// its own (`$1`). Neither subquery depends on the row: each runs once.
-const CARRIED: &str = "id IN (SELECT image_id FROM takedown_covers)";
+/// Taken down by a folder: one the photo was in (a carried takedown), a
+/// probe of the covers' key per photo walked (`id IN (SELECT image_id
+/// FROM takedown_covers)` hashed every cover of every folder on each
+/// statement: with one 5,000-photo folder taken down, 1.7-2.4 ms a walk
+/// on PostgreSQL), or its own (`$1`, which runs once).
+const CARRIED: &str = "EXISTS (SELECT 1 FROM takedown_covers c WHERE c.image_id = images.id)";
 const FOLDER_DOWN: &str =
     "EXISTS (SELECT 1 FROM albums a WHERE a.id = $1 AND a.taken_down_at IS NOT NULL)";
 
