@@ -1,6 +1,6 @@
 //! `BudgetRepo` over SQL.
 
-use super::{bind_all, uuid, SqlRepo};
+use super::{uuid, SqlRepo};
 use crate::db::budget::BudgetRepo;
 use crate::Result;
 use async_trait::async_trait;
@@ -28,10 +28,10 @@ impl BudgetRepo for SqlRepo {
         if image_ids.is_empty() {
             return Ok(Vec::new());
         }
-        let (among, vals) = self.among("image_id", image_ids);
-        let q = format!("SELECT image_id, reason FROM image_failures WHERE {among}");
-        let rows = bind_all(sqlx::query(&q), vals)
-            .fetch_all(&self.pool)
+        let rows = self
+            .fetch_among("image_id", image_ids, |among| {
+                format!("SELECT image_id, reason FROM image_failures WHERE {among}")
+            })
             .await?;
         rows.iter()
             .map(|r| Ok((uuid(r, "image_id")?, r.try_get("reason")?)))

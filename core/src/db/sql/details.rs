@@ -1,6 +1,6 @@
 //! `DetailsRepo` for `SqlRepo`: one row per image, JSON text columns.
 
-use super::{bind_all, uuid, SqlRepo};
+use super::{uuid, SqlRepo};
 use crate::db::details::DetailsRepo;
 use crate::domain::details::{Clip, Details};
 use crate::domain::focus::Point;
@@ -41,10 +41,10 @@ impl DetailsRepo for SqlRepo {
         if image_ids.is_empty() {
             return Ok(Vec::new());
         }
-        let (among, vals) = self.among("image_id", image_ids);
-        let q = format!("SELECT {DETAIL_COLS} FROM image_details WHERE {among}");
-        let rows = bind_all(sqlx::query(&q), vals)
-            .fetch_all(&self.pool)
+        let rows = self
+            .fetch_among("image_id", image_ids, |among| {
+                format!("SELECT {DETAIL_COLS} FROM image_details WHERE {among}")
+            })
             .await?;
         rows.iter().map(details_row).collect()
     }

@@ -345,5 +345,14 @@ async fn renders_of_a_whole_big_folder() {
     let repo = repo().await;
     let ids: Vec<Uuid> = (0..40_000).map(|_| crate::ids::new_id()).collect();
     assert!(repo.renders_of(&ids).await.unwrap().is_empty());
+    assert!(repo.custom_crops_of(&ids).await.unwrap().is_empty());
+    assert!(crate::db::DetailsRepo::details_of(&repo, &ids)
+        .await
+        .unwrap()
+        .is_empty());
+    assert!(crate::db::BudgetRepo::failure_reasons(&repo, &ids)
+        .await
+        .unwrap()
+        .is_empty());
     drop_database(repo).await;
 }

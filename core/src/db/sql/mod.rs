@@ -206,6 +206,28 @@ impl SqlRepo {
             ),
         }
     }
+
+    /// The rows of `sql(condition)` for `ids`, a thousand ids a statement:
+    /// a statement holds at most 32,766 binds on SQLite, and a whole
+    /// folder's photos (a zip, a folder's crop rule) can be more.
+    async fn fetch_among(
+        &self,
+        col: &str,
+        ids: &[Uuid],
+        sql: impl Fn(&str) -> String,
+    ) -> Result<Vec<AnyRow>> {
+        let mut rows = Vec::new();
+        for chunk in ids.chunks(1000) {
+            let (among, vals) = self.among(col, chunk);
+            let q = sql(&among);
+            rows.extend(
+                bind_all(sqlx::query(&q), vals)
+                    .fetch_all(&self.pool)
+                    .await?,
+            );
+        }
+        Ok(rows)
+    }
 }
 
 /// Binds every id of an `IN (...)` list made by `placeholders`.

@@ -1,8 +1,6 @@
 //! `RenderRepo` for `SqlRepo`.
 
-use super::{
-    bind_all, json, lock_parent, unreadable, unsigned, unsigned_of, uuid, Engine, SqlRepo,
-};
+use super::{json, lock_parent, unreadable, unsigned, unsigned_of, uuid, Engine, SqlRepo};
 use crate::db::renders::*;
 use crate::domain::crop::{CropSpec, SpecSource};
 use crate::domain::render::{Produced, Render, ServedRender};
@@ -137,22 +135,14 @@ impl RenderRepo for SqlRepo {
     }
 
     async fn renders_of(&self, image_ids: &[Uuid]) -> Result<Vec<Render>> {
-        // A whole folder's zip asks for any number of photos: a statement
-        // holds at most 32,766 binds on SQLite, so they go a thousand at a
-        // time.
+        // `in_code_order` sorts them: no ORDER BY here.
         let mut ids = image_ids.to_vec();
         ids.sort();
-        let mut rows = Vec::new();
-        for chunk in ids.chunks(1000) {
-            // `in_code_order` sorts them: no ORDER BY here.
-            let (among, vals) = self.among("image_id", chunk);
-            let q = format!("SELECT {RENDER_COLS} FROM renders WHERE {among}");
-            rows.extend(
-                bind_all(sqlx::query(&q), vals)
-                    .fetch_all(&self.pool)
-                    .await?,
-            );
-        }
+        let rows = self
+            .fetch_among("image_id", &ids, |among| {
+                format!("SELECT {RENDER_COLS} FROM renders WHERE {among}")
+            })
+            .await?;
         Ok(in_code_order(renders_parsing_once(&rows)?))
     }
 
@@ -160,12 +150,11 @@ impl RenderRepo for SqlRepo {
         if image_ids.is_empty() {
             return Ok(Vec::new());
         }
-        let (among, vals) = self.among("image_id", image_ids);
-        let q = format!(
-            "SELECT image_id, spec FROM custom_crops WHERE {among} ORDER BY created_at, code"
-        );
-        let rows = bind_all(sqlx::query(&q), vals)
-            .fetch_all(&self.pool)
+        // Each photo's crops are in one statement, in their order.
+        let rows = self
+            .fetch_among("image_id", image_ids, |among| {
+                format!("SELECT image_id, spec FROM custom_crops WHERE {among} ORDER BY created_at, code")
+            })
             .await?;
         rows.iter()
             .map(|r| Ok((uuid(r, "image_id")?, json(r, "spec")?)))
