@@ -263,6 +263,23 @@ impl Repo for SqlRepo {
 /// transaction's own insert. PostgreSQL takes the row lock; SQLite takes
 /// its database write lock with a no-op update. Limits that count children
 /// (crops per photo, aliases per owner, rules per folder) start with this.
+pub(super) async fn lock_parent(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    engine: Engine,
+    table: &str,
+    id: uuid::Uuid,
+) -> crate::Result<()> {
+    let sql = match engine {
+        Engine::Postgres => format!("SELECT id FROM {table} WHERE id = $1 FOR UPDATE"),
+        Engine::Sqlite => format!("UPDATE {table} SET id = id WHERE id = $1"),
+    };
+    sqlx::query(&sql)
+        .bind(id.to_string())
+        .execute(&mut **tx)
+        .await?;
+    Ok(())
+}
+
 /// Locks, in id order, the photos a folder-wide change is about to write
 /// (`filter` over `images`, `$1` the folder), before it touches the
 /// folder's row (PostgreSQL; SQLite runs one writer at a time). A photo's
@@ -282,22 +299,5 @@ pub(super) async fn lock_photos_first(
             .execute(&mut **tx)
             .await?;
     }
-    Ok(())
-}
-
-pub(super) async fn lock_parent(
-    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
-    engine: Engine,
-    table: &str,
-    id: uuid::Uuid,
-) -> crate::Result<()> {
-    let sql = match engine {
-        Engine::Postgres => format!("SELECT id FROM {table} WHERE id = $1 FOR UPDATE"),
-        Engine::Sqlite => format!("UPDATE {table} SET id = id WHERE id = $1"),
-    };
-    sqlx::query(&sql)
-        .bind(id.to_string())
-        .execute(&mut **tx)
-        .await?;
     Ok(())
 }

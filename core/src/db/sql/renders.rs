@@ -136,10 +136,8 @@ impl RenderRepo for SqlRepo {
 
     async fn renders_of(&self, image_ids: &[Uuid]) -> Result<Vec<Render>> {
         // `in_code_order` sorts them: no ORDER BY here.
-        let mut ids = image_ids.to_vec();
-        ids.sort();
         let rows = self
-            .fetch_among("image_id", &ids, |among| {
+            .fetch_among("image_id", image_ids, |among| {
                 format!("SELECT {RENDER_COLS} FROM renders WHERE {among}")
             })
             .await?;
