@@ -7,22 +7,21 @@
 //! time and copying their values, not in SQL (p50 of a 50-photo page at
 //! 100,000 photos: 5.4 -> 2.7 ms on a 2-core VM).
 //!
-//! On PostgreSQL the same statement was slower than five: the server takes
-//! a few microseconds for each value it puts into JSON, all on one backend,
-//! where four of the five run side by side. There the photos are read
-//! first and the rest beside each other (`assembled`).
+//! On PostgreSQL the same statement was slower: the server takes a few
+//! microseconds for each value it puts into JSON. There the photos are read
+//! with everything but their renders, then the renders (`assembled`).
 
 use super::details::parsed;
-use super::image_rows::{image_row, ImageCols, IMAGE_COLS, IMAGE_FIELDS};
+use super::image_rows::{ImageCols, IMAGE_COLS, IMAGE_FIELDS};
 use super::renders::{in_code_order, RenderCols, Specs};
 use super::{bind_all, unreadable, Engine, SqlRepo, Val};
-use crate::db::{BudgetRepo, DetailsRepo, ImageView, RenderRepo};
+use crate::db::{ImageView, RenderRepo};
 use crate::domain::crop::CropSpec;
 use crate::domain::details::Details;
-use crate::domain::image::{Image, ImageStatus};
 use crate::Result;
 use serde::Deserialize;
-use sqlx::Row;
+use sqlx::any::AnyRow;
+use sqlx::{FromRow, Row};
 use std::collections::HashMap;
 use uuid::Uuid;
 
@@ -41,46 +40,76 @@ pub(super) async fn read(repo: &SqlRepo, filter: &str, vals: Vec<Val>) -> Result
     }
 }
 
-/// The views of the images `filter` picks (PostgreSQL): the photos, then
-/// their renders, custom crops, failure reasons and details from four reads
-/// side by side, each on its own connection. (Picking the photos again in
-/// each of the four, to start all five at once, took no less time and more
-/// of the server's CPU.)
+/// The views of the images `filter` picks (PostgreSQL): the photos with
+/// their details, custom crops and failure reasons in one statement, then
+/// their renders (four rows a photo, which PostgreSQL would be slow to
+/// fold into JSON). Each statement's rows pass through sqlx's `Any`
+/// conversion, column descriptions and all, so fewer statements and rows
+/// cost the service less CPU than the same work spread over five.
 async fn assembled(repo: &SqlRepo, filter: &str, vals: Vec<Val>) -> Result<Vec<ImageView>> {
-    let q = format!("SELECT {IMAGE_COLS} FROM images {filter}");
+    let q = format!(
+        "SELECT {IMAGE_COLS}, d.focus, d.placeholder, d.motion, d.salient, \
+         (SELECT '[' || string_agg(c.spec, ',' ORDER BY c.created_at, c.code) || ']' \
+           FROM custom_crops c WHERE c.image_id = images.id) AS crops_json, \
+         CASE WHEN status = 'failed' THEN \
+           (SELECT f.reason FROM image_failures f WHERE f.image_id = images.id) END AS failure_reason \
+         FROM images LEFT JOIN image_details d ON d.image_id = images.id {filter}"
+    );
     let rows = bind_all(sqlx::query(&q), vals)
         .fetch_all(&repo.pool)
         .await?;
-    let images = rows.iter().map(image_row).collect::<Result<Vec<Image>>>()?;
-    let ids: Vec<Uuid> = images.iter().map(|i| i.id).collect();
-    let failed: Vec<Uuid> = images
-        .iter()
-        .filter(|i| i.status == ImageStatus::Failed)
-        .map(|i| i.id)
-        .collect();
-    let (renders, crops, reasons, details) = tokio::try_join!(
-        repo.renders_of(&ids),
-        repo.custom_crops_of(&ids),
-        repo.failure_reasons(&failed),
-        repo.details_of(&ids),
-    )?;
+    let mut views = rows.iter().map(photo_view).collect::<Result<Vec<_>>>()?;
+    let ids: Vec<Uuid> = views.iter().map(|v| v.image.id).collect();
+    let renders = repo.renders_of(&ids).await?;
     let mut renders = grouped(renders.into_iter().map(|r| (r.image_id, r)));
-    let mut crops = grouped(crops);
-    let mut reasons: HashMap<Uuid, String> = reasons.into_iter().collect();
-    let mut details: HashMap<Uuid, Details> = details.into_iter().collect();
-    Ok(images
-        .into_iter()
-        .map(|image| {
-            let id = image.id;
-            ImageView {
-                renders: renders.remove(&id).unwrap_or_default(),
-                custom_crops: crops.remove(&id).unwrap_or_default(),
-                failure_reason: reasons.remove(&id),
-                details: details.remove(&id).unwrap_or_default(),
-                image,
-            }
-        })
-        .collect())
+    for view in &mut views {
+        view.renders = renders.remove(&view.image.id).unwrap_or_default();
+    }
+    Ok(views)
+}
+
+/// A photo of `assembled`'s statement, still without its renders.
+fn photo_view(row: &AnyRow) -> Result<ImageView> {
+    let p = PhotoRow::from_row(row)?;
+    let custom_crops = match p.crops_json {
+        Some(text) => serde_json::from_str(&text).map_err(|e| unreadable("spec", e))?,
+        None => Vec::new(),
+    };
+    Ok(ImageView {
+        image: p.image.into_image()?,
+        renders: Vec::new(),
+        custom_crops,
+        failure_reason: p.failure_reason,
+        details: details(p.focus, p.placeholder, p.motion, p.salient),
+    })
+}
+
+/// One photo of `assembled`'s statement.
+#[derive(FromRow)]
+struct PhotoRow {
+    #[sqlx(flatten)]
+    image: ImageCols,
+    focus: Option<String>,
+    placeholder: Option<String>,
+    motion: Option<String>,
+    salient: Option<String>,
+    crops_json: Option<String>,
+    failure_reason: Option<String>,
+}
+
+/// A photo's details from their stored columns.
+fn details(
+    focus: Option<String>,
+    placeholder: Option<String>,
+    motion: Option<String>,
+    salient: Option<String>,
+) -> Details {
+    Details {
+        focus: parsed(focus),
+        placeholder,
+        motion: parsed(motion),
+        salient: parsed(salient),
+    }
 }
 
 /// Each image's items, in the order they came.
@@ -167,12 +196,7 @@ fn view(c: ViewCols, specs: &mut Specs) -> Result<ImageView> {
         renders: in_code_order(renders),
         custom_crops,
         failure_reason: c.failure_reason,
-        details: Details {
-            focus: parsed(c.focus),
-            placeholder: c.placeholder,
-            motion: parsed(c.motion),
-            salient: parsed(c.salient),
-        },
+        details: details(c.focus, c.placeholder, c.motion, c.salient),
     })
 }
 
