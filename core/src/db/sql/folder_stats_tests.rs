@@ -1,5 +1,6 @@
 //! The kept stats under two writers of one folder at once (PostgreSQL;
-//! SQLite runs one writing transaction at a time).
+//! SQLite runs one writing transaction at a time), and the photo counts'
+//! recount.
 
 use super::super::folders::tests::{drop_database, owner_with_folder, photo, repo};
 use super::super::Engine;
@@ -106,5 +107,40 @@ async fn a_folder_takedown_and_a_photo_written_there_do_not_deadlock() {
     assert!(takedown.await.unwrap().unwrap());
     let all = repo.album_images(x.id).await.unwrap();
     assert_eq!(repo.folder_counts(x.id).await.unwrap(), count(&all));
+    drop_database(repo).await;
+}
+
+/// Migration 0015 recounts each folder's photos: a count that drifted
+/// (as 0013's backfill could leave one during a rolling deploy) is put
+/// right, on either engine, and a right one is left as it is.
+#[tokio::test]
+async fn the_recount_puts_a_drifted_photo_count_right() {
+    let repo = repo().await;
+    let (owner, x) = owner_with_folder(&repo).await;
+    let y = Album::new(crate::ids::new_id(), owner, "Y", "", 0);
+    repo.insert_album(&y).await.unwrap();
+    for n in 2..5 {
+        repo.insert_image(&photo(n, owner, x.id), &[])
+            .await
+            .unwrap();
+    }
+    sqlx::query("UPDATE albums SET image_count = 7 WHERE id = $1")
+        .bind(x.id.to_string())
+        .execute(&repo.pool)
+        .await
+        .unwrap();
+    let recount = match repo.engine() {
+        Engine::Postgres => {
+            include_str!("../../../migrations/postgres/0015_image_count_recount.sql")
+        }
+        Engine::Sqlite => include_str!("../../../migrations/sqlite/0015_image_count_recount.sql"),
+    };
+    let mut tx = repo.pool.begin().await.unwrap();
+    sqlx::raw_sql(recount).execute(&mut *tx).await.unwrap();
+    tx.commit().await.unwrap();
+    for (album, want) in [(x.id, 3), (y.id, 0)] {
+        let stored = repo.album(None, album).await.unwrap().unwrap();
+        assert_eq!(stored.image_count, want);
+    }
     drop_database(repo).await;
 }
