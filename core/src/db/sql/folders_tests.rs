@@ -243,7 +243,10 @@ async fn walks_and_counts_follow_the_domain_rules() {
 }
 
 /// The counts the database keeps (migration 0014) against the domain's
-/// count of the folder's photos, after each kind of change.
+/// count of the folder's photos, after each kind of change. Both sides
+/// read `images.carried`, so each photo's `carried` is also held to its
+/// covers, counted here: a drift would show a taken-down photo as
+/// visible on both sides at once.
 async fn kept_counts_follow_changes(
     repo: &SqlRepo,
     owner: Uuid,
@@ -257,6 +260,14 @@ async fn kept_counts_follow_changes(
             let kept = repo.folder_counts(folder).await.unwrap();
             assert_eq!(kept, count(&all), "{when}");
         }
+        let drifted: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM images i WHERE i.carried <> \
+             (SELECT COUNT(*) FROM takedown_covers c WHERE c.image_id = i.id)",
+        )
+        .fetch_one(&repo.pool)
+        .await
+        .unwrap();
+        assert_eq!(drifted, 0, "{when}: carried against the covers");
     };
     check("at the start").await;
     repo.set_status(photos[9].id, ImageStatus::Ready)
