@@ -3,7 +3,8 @@
 use super::image_rows::{image_row, IMAGE_COLS};
 use super::images::cover_in_taken_down_folder;
 use super::{
-    flag, json, lock_parent, lock_photos_first, map_rows, opt_state, opt_uuid, state, uuid, SqlRepo,
+    flag, json, lock_parent, lock_photos_first, map_rows, opt_state, opt_uuid, retry_deadlocks,
+    state, uuid, SqlRepo,
 };
 use crate::db::albums::*;
 use crate::domain::album::Album;
@@ -126,62 +127,65 @@ impl AlbumRepo for SqlRepo {
         now: i64,
         hold_until: i64,
     ) -> Result<Option<Vec<Uuid>>> {
-        let mut tx = self.pool.begin().await?;
-        lock_photos_first(&mut tx, self.engine, "album_id = $1", id).await?;
-        let gone = sqlx::query(
-            "UPDATE albums SET deleted_at = $3, cover_image_id = NULL \
-             WHERE id = $1 AND owner_id = $2 AND deleted_at IS NULL AND is_default = 0",
-        )
-        .bind(id.to_string())
-        .bind(owner.to_string())
-        .bind(now)
-        .execute(&mut *tx)
-        .await?;
-        if gone.rows_affected() == 0 {
-            return Ok(None);
-        }
-        let moved = sqlx::query("SELECT id FROM images WHERE album_id = $1")
+        retry_deadlocks(move || async move {
+            let mut tx = self.pool.begin().await?;
+            lock_photos_first(&mut tx, self.engine, "album_id = $1", id).await?;
+            let gone = sqlx::query(
+                "UPDATE albums SET deleted_at = $3, cover_image_id = NULL \
+                 WHERE id = $1 AND owner_id = $2 AND deleted_at IS NULL AND is_default = 0",
+            )
             .bind(id.to_string())
-            .fetch_all(&mut *tx)
-            .await?;
-        let moved = moved
-            .iter()
-            .map(|r| uuid(r, "id"))
-            .collect::<Result<Vec<_>>>()?;
-        sqlx::query(
-            "UPDATE images SET album_id = $2, position = NULL, membership = membership + 1 \
-             WHERE album_id = $1",
-        )
-        .bind(id.to_string())
-        .bind(to.to_string())
-        .execute(&mut *tx)
-        .await?;
-        cover_in_taken_down_folder(&mut *tx, "i.album_id", to).await?;
-        // A taken-down folder's aliases stay as they are (and count against
-        // the quota) until it is restored: moderation is not undone by
-        // deleting.
-        sqlx::query(
-            "UPDATE aliases SET state = 'released', expires_at = $2 \
-             WHERE album_id = $1 AND state <> 'released' \
-             AND NOT EXISTS (SELECT 1 FROM albums d WHERE d.id = $1 AND d.taken_down_at IS NOT NULL)",
-        )
-        .bind(id.to_string())
-        .bind(hold_until)
-        .execute(&mut *tx)
-        .await?;
-        sqlx::query(
-            "UPDATE share_links SET retired_at = $2 WHERE album_id = $1 AND retired_at IS NULL",
-        )
-        .bind(id.to_string())
-        .bind(now)
-        .execute(&mut *tx)
-        .await?;
-        sqlx::query("DELETE FROM album_crops WHERE album_id = $1")
-            .bind(id.to_string())
+            .bind(owner.to_string())
+            .bind(now)
             .execute(&mut *tx)
             .await?;
-        tx.commit().await?;
-        Ok(Some(moved))
+            if gone.rows_affected() == 0 {
+                return Ok(None);
+            }
+            let moved = sqlx::query("SELECT id FROM images WHERE album_id = $1")
+                .bind(id.to_string())
+                .fetch_all(&mut *tx)
+                .await?;
+            let moved = moved
+                .iter()
+                .map(|r| uuid(r, "id"))
+                .collect::<Result<Vec<_>>>()?;
+            sqlx::query(
+                "UPDATE images SET album_id = $2, position = NULL, membership = membership + 1 \
+                 WHERE album_id = $1",
+            )
+            .bind(id.to_string())
+            .bind(to.to_string())
+            .execute(&mut *tx)
+            .await?;
+            cover_in_taken_down_folder(&mut *tx, "i.album_id", to).await?;
+            // A taken-down folder's aliases stay as they are (and count against
+            // the quota) until it is restored: moderation is not undone by
+            // deleting.
+            sqlx::query(
+                "UPDATE aliases SET state = 'released', expires_at = $2 \
+                 WHERE album_id = $1 AND state <> 'released' \
+                 AND NOT EXISTS (SELECT 1 FROM albums d WHERE d.id = $1 AND d.taken_down_at IS NOT NULL)",
+            )
+            .bind(id.to_string())
+            .bind(hold_until)
+            .execute(&mut *tx)
+            .await?;
+            sqlx::query(
+                "UPDATE share_links SET retired_at = $2 WHERE album_id = $1 AND retired_at IS NULL",
+            )
+            .bind(id.to_string())
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+            sqlx::query("DELETE FROM album_crops WHERE album_id = $1")
+                .bind(id.to_string())
+                .execute(&mut *tx)
+                .await?;
+            tx.commit().await?;
+            Ok(Some(moved))
+        })
+        .await
     }
 
     async fn album_images(&self, album: Uuid) -> Result<Vec<Image>> {

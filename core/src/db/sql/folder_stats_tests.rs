@@ -1,13 +1,14 @@
 //! The kept stats under two writers of one folder at once (PostgreSQL;
-//! SQLite runs one writing transaction at a time), and the photo counts'
-//! recount.
+//! SQLite runs one writing transaction at a time), a deadlock's victim
+//! run again, and the photo counts' recount.
 
 use super::super::folders::tests::{drop_database, owner_with_folder, photo, repo};
-use super::super::Engine;
+use super::super::{retry_deadlocks, Engine};
 use crate::db::{AlbumRepo, FolderRepo, ImageRepo, Moderated, SharingRepo};
 use crate::domain::album::Album;
 use crate::domain::counts::count;
 use crate::domain::image::ImageStatus;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 /// Photos moved into a folder in one transaction while a photo there
@@ -142,5 +143,76 @@ async fn the_recount_puts_a_drifted_photo_count_right() {
         let stored = repo.album(None, album).await.unwrap().unwrap();
         assert_eq!(stored.image_count, want);
     }
+    drop_database(repo).await;
+}
+
+/// A transaction PostgreSQL aborts to break a deadlock runs again
+/// (`retry_deadlocks`), and any other error stands at once. The first
+/// attempt holds photo A and waits for B, held by a second transaction
+/// that then asks for A: the first waited longest, so it is the victim.
+#[tokio::test]
+async fn a_deadlock_victim_runs_again_and_other_errors_stand() {
+    let repo = repo().await;
+    if repo.engine() != Engine::Postgres {
+        return;
+    }
+    let (owner, x) = owner_with_folder(&repo).await;
+    let (a, b) = (photo(2, owner, x.id), photo(3, owner, x.id));
+    for p in [&a, &b] {
+        repo.insert_image(p, &[]).await.unwrap();
+    }
+    let lock = "SELECT id FROM images WHERE id = $1 FOR UPDATE";
+    let attempts = AtomicU32::new(0);
+    let done = retry_deadlocks(|| async {
+        let n = attempts.fetch_add(1, Ordering::SeqCst);
+        let mut mine = repo.pool.begin().await?;
+        sqlx::query(lock)
+            .bind(a.id.to_string())
+            .execute(&mut *mine)
+            .await?;
+        if n == 0 {
+            let mut theirs = repo.pool.begin().await?;
+            sqlx::query(lock)
+                .bind(b.id.to_string())
+                .execute(&mut *theirs)
+                .await?;
+            let (watch, a_id) = (repo.clone(), a.id);
+            let closes_the_cycle = tokio::spawn(async move {
+                wait_for_a_lock_wait(&watch).await;
+                let asked = sqlx::query(lock).bind(a_id.to_string());
+                asked.execute(&mut *theirs).await.unwrap();
+                theirs.commit().await.unwrap();
+            });
+            let waited = sqlx::query(lock)
+                .bind(b.id.to_string())
+                .execute(&mut *mine)
+                .await;
+            drop(mine);
+            closes_the_cycle.await.unwrap();
+            waited?;
+            return Ok(n);
+        }
+        mine.commit().await?;
+        Ok(n)
+    })
+    .await;
+    assert_eq!(done.unwrap(), 1, "the second attempt's result");
+    assert_eq!(attempts.load(Ordering::SeqCst), 2);
+
+    let tries = AtomicU32::new(0);
+    let failed: crate::Result<()> = retry_deadlocks(|| async {
+        tries.fetch_add(1, Ordering::SeqCst);
+        sqlx::query("SELECT no_such_column FROM images")
+            .execute(&repo.pool)
+            .await?;
+        Ok(())
+    })
+    .await;
+    assert!(failed.is_err());
+    assert_eq!(
+        tries.load(Ordering::SeqCst),
+        1,
+        "not a deadlock: no second try"
+    );
     drop_database(repo).await;
 }

@@ -3,7 +3,7 @@
 use super::image_rows::{image_row, IMAGE_COLS};
 use super::image_views;
 use super::renders::insert_render;
-use super::{uuid, SqlRepo, Val};
+use super::{retry_deadlocks, uuid, SqlRepo, Val};
 use crate::db::images::*;
 use crate::db::RenderRepo;
 use crate::domain::image::{captioned, Image, ImageStatus};
@@ -48,45 +48,48 @@ impl ImageRepo for SqlRepo {
     }
 
     async fn insert_image(&self, i: &Image, renders: &[Render]) -> Result<()> {
-        let mut tx = self.pool.begin().await?;
-        sqlx::query(&format!(
-            "INSERT INTO images ({IMAGE_INSERT_COLS}) VALUES \
-             ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, \
-             $18, $19, $20, $21, $22, $23, $24)"
-        ))
-        .bind(i.id.to_string())
-        .bind(i.owner_id.to_string())
-        .bind(i.album_id.to_string())
-        .bind(&i.title)
-        .bind(&i.description)
-        .bind(i.status.as_str())
-        .bind(i.format.as_str())
-        .bind(i64::from(i.width))
-        .bind(i64::from(i.height))
-        .bind(i.size_bytes as i64)
-        .bind(&i.original_key)
-        .bind(to_json(&i.exif))
-        .bind(to_json(&i.exif_visibility))
-        .bind(i.visibility.map(|v| v.as_str()))
-        .bind(i.taken_at)
-        .bind(i.sort_at)
-        .bind(i.created_at)
-        .bind(i64::from(i.exif.gps.is_some()))
-        .bind(i64::from(i.exif.taken_at.is_some()))
-        .bind(i64::from(i.exif.has_camera()))
-        .bind(i64::from(i.exif_visibility.gps))
-        .bind(i64::from(i.exif_visibility.datetime))
-        .bind(i64::from(i.exif_visibility.camera))
-        .bind(i64::from(i.is_captioned()))
-        .execute(&mut *tx)
-        .await?;
-        for r in renders {
-            insert_render(&mut *tx, r).await?;
-        }
-        cover_in_taken_down_folder(&mut *tx, "i.id", i.id).await?;
-        super::outbox::add(&mut tx, i.id, i.created_at).await?;
-        tx.commit().await?;
-        Ok(())
+        retry_deadlocks(move || async move {
+            let mut tx = self.pool.begin().await?;
+            sqlx::query(&format!(
+                "INSERT INTO images ({IMAGE_INSERT_COLS}) VALUES \
+                 ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, \
+                 $18, $19, $20, $21, $22, $23, $24)"
+            ))
+            .bind(i.id.to_string())
+            .bind(i.owner_id.to_string())
+            .bind(i.album_id.to_string())
+            .bind(&i.title)
+            .bind(&i.description)
+            .bind(i.status.as_str())
+            .bind(i.format.as_str())
+            .bind(i64::from(i.width))
+            .bind(i64::from(i.height))
+            .bind(i.size_bytes as i64)
+            .bind(&i.original_key)
+            .bind(to_json(&i.exif))
+            .bind(to_json(&i.exif_visibility))
+            .bind(i.visibility.map(|v| v.as_str()))
+            .bind(i.taken_at)
+            .bind(i.sort_at)
+            .bind(i.created_at)
+            .bind(i64::from(i.exif.gps.is_some()))
+            .bind(i64::from(i.exif.taken_at.is_some()))
+            .bind(i64::from(i.exif.has_camera()))
+            .bind(i64::from(i.exif_visibility.gps))
+            .bind(i64::from(i.exif_visibility.datetime))
+            .bind(i64::from(i.exif_visibility.camera))
+            .bind(i64::from(i.is_captioned()))
+            .execute(&mut *tx)
+            .await?;
+            for r in renders {
+                insert_render(&mut *tx, r).await?;
+            }
+            cover_in_taken_down_folder(&mut *tx, "i.id", i.id).await?;
+            super::outbox::add(&mut tx, i.id, i.created_at).await?;
+            tx.commit().await?;
+            Ok(())
+        })
+        .await
     }
 
     async fn image(&self, owner: Option<Uuid>, id: Uuid) -> Result<Option<Image>> {
@@ -166,62 +169,68 @@ impl ImageRepo for SqlRepo {
     }
 
     async fn update_image(&self, owner: Uuid, id: Uuid, c: &ImageChange) -> Result<bool> {
-        let mut tx = self.pool.begin().await?;
-        let done = sqlx::query(
-            "UPDATE images SET title = COALESCE($3, title), description = COALESCE($4, description), \
-             membership = membership + CASE WHEN $5 IS NULL OR $5 = album_id THEN 0 ELSE 1 END, \
-             position = CASE WHEN $5 IS NULL OR $5 = album_id THEN position ELSE NULL END, \
-             album_id = COALESCE($5, album_id), visibility = COALESCE($6, visibility), \
-             exif_visibility = COALESCE($7, exif_visibility), show_gps = COALESCE($8, show_gps), \
-             show_date = COALESCE($9, show_date), show_camera = COALESCE($10, show_camera) \
-             WHERE id = $1 AND owner_id = $2",
-        )
-        .bind(id.to_string())
-        .bind(owner.to_string())
-        .bind(c.title.clone())
-        .bind(c.description.clone())
-        .bind(c.album_id.map(|a| a.to_string()))
-        .bind(c.visibility.map(|v| v.as_str()))
-        .bind(c.exif_visibility.as_ref().map(to_json))
-        .bind(c.exif_visibility.map(|v| i64::from(v.gps)))
-        .bind(c.exif_visibility.map(|v| i64::from(v.datetime)))
-        .bind(c.exif_visibility.map(|v| i64::from(v.camera)))
-        .execute(&mut *tx)
-        .await?;
-        if c.title.is_some() || c.description.is_some() {
-            set_captioned(&mut tx, id).await?;
-        }
-        if c.album_id.is_some() {
-            cover_in_taken_down_folder(&mut *tx, "i.id", id).await?;
-        }
-        tx.commit().await?;
-        Ok(done.rows_affected() > 0)
+        retry_deadlocks(move || async move {
+            let mut tx = self.pool.begin().await?;
+            let done = sqlx::query(
+                "UPDATE images SET title = COALESCE($3, title), description = COALESCE($4, description), \
+                 membership = membership + CASE WHEN $5 IS NULL OR $5 = album_id THEN 0 ELSE 1 END, \
+                 position = CASE WHEN $5 IS NULL OR $5 = album_id THEN position ELSE NULL END, \
+                 album_id = COALESCE($5, album_id), visibility = COALESCE($6, visibility), \
+                 exif_visibility = COALESCE($7, exif_visibility), show_gps = COALESCE($8, show_gps), \
+                 show_date = COALESCE($9, show_date), show_camera = COALESCE($10, show_camera) \
+                 WHERE id = $1 AND owner_id = $2",
+            )
+            .bind(id.to_string())
+            .bind(owner.to_string())
+            .bind(c.title.clone())
+            .bind(c.description.clone())
+            .bind(c.album_id.map(|a| a.to_string()))
+            .bind(c.visibility.map(|v| v.as_str()))
+            .bind(c.exif_visibility.as_ref().map(to_json))
+            .bind(c.exif_visibility.map(|v| i64::from(v.gps)))
+            .bind(c.exif_visibility.map(|v| i64::from(v.datetime)))
+            .bind(c.exif_visibility.map(|v| i64::from(v.camera)))
+            .execute(&mut *tx)
+            .await?;
+            if c.title.is_some() || c.description.is_some() {
+                set_captioned(&mut tx, id).await?;
+            }
+            if c.album_id.is_some() {
+                cover_in_taken_down_folder(&mut *tx, "i.id", id).await?;
+            }
+            tx.commit().await?;
+            Ok(done.rows_affected() > 0)
+        })
+        .await
     }
 
     async fn delete_image(&self, owner: Uuid, id: Uuid) -> Result<Option<Vec<String>>> {
-        let Some(image) = self.image(Some(owner), id).await? else {
-            return Ok(None);
-        };
-        let mut keys: Vec<String> = self
-            .renders(id)
-            .await?
-            .into_iter()
-            .filter_map(|r| r.produced.map(|p| p.blob_key))
-            .collect();
-        keys.push(image.original_key);
-        let mut tx = self.pool.begin().await?;
-        for table in ["custom_crops", "renders"] {
-            sqlx::query(&format!("DELETE FROM {table} WHERE image_id = $1"))
+        retry_deadlocks(move || async move {
+            let Some(image) = self.image(Some(owner), id).await? else {
+                return Ok(None);
+            };
+            let mut keys: Vec<String> = self
+                .renders(id)
+                .await?
+                .into_iter()
+                .filter_map(|r| r.produced.map(|p| p.blob_key))
+                .collect();
+            keys.push(image.original_key);
+            let mut tx = self.pool.begin().await?;
+            for table in ["custom_crops", "renders"] {
+                sqlx::query(&format!("DELETE FROM {table} WHERE image_id = $1"))
+                    .bind(id.to_string())
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            sqlx::query("DELETE FROM images WHERE id = $1")
                 .bind(id.to_string())
                 .execute(&mut *tx)
                 .await?;
-        }
-        sqlx::query("DELETE FROM images WHERE id = $1")
-            .bind(id.to_string())
-            .execute(&mut *tx)
-            .await?;
-        tx.commit().await?;
-        Ok(Some(keys))
+            tx.commit().await?;
+            Ok(Some(keys))
+        })
+        .await
     }
 }
 

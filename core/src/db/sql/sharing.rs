@@ -1,7 +1,7 @@
 //! `SharingRepo` for `SqlRepo`: each publication change is one transaction,
 //! and the aliases table's primary key decides every race for a name.
 
-use super::{lock_parent, lock_photos_first, state, uuid, Engine, SqlRepo};
+use super::{lock_parent, lock_photos_first, retry_deadlocks, state, uuid, Engine, SqlRepo};
 use crate::db::albums::*;
 use crate::domain::alias::{reservation_cap, Alias, AliasState};
 use crate::domain::sharing::ShareLink;
@@ -313,31 +313,36 @@ impl SharingRepo for SqlRepo {
         reason: Option<&str>,
         now: i64,
     ) -> Result<bool> {
-        let at = reason.map(|_| now);
-        let mut tx = self.pool.begin().await?;
-        let found = match target {
-            Moderated::Image(id) => {
-                let done = sqlx::query(
-                    "UPDATE images SET taken_down_at = $2, takedown_reason = $3 WHERE id = $1",
-                )
-                .bind(id.to_string())
-                .bind(at)
-                .bind(reason)
-                .execute(&mut *tx)
-                .await?;
-                if reason.is_none() {
-                    // Restoring a photo lifts what it carried from folders too.
-                    sqlx::query("DELETE FROM takedown_covers WHERE image_id = $1")
-                        .bind(id.to_string())
-                        .execute(&mut *tx)
-                        .await?;
+        retry_deadlocks(move || async move {
+            let at = reason.map(|_| now);
+            let mut tx = self.pool.begin().await?;
+            let found = match target {
+                Moderated::Image(id) => {
+                    let done = sqlx::query(
+                        "UPDATE images SET taken_down_at = $2, takedown_reason = $3 WHERE id = $1",
+                    )
+                    .bind(id.to_string())
+                    .bind(at)
+                    .bind(reason)
+                    .execute(&mut *tx)
+                    .await?;
+                    if reason.is_none() {
+                        // Restoring a photo lifts what it carried from folders too.
+                        sqlx::query("DELETE FROM takedown_covers WHERE image_id = $1")
+                            .bind(id.to_string())
+                            .execute(&mut *tx)
+                            .await?;
+                    }
+                    done.rows_affected() > 0
                 }
-                done.rows_affected() > 0
-            }
-            Moderated::Album(id) => album_takedown(&mut tx, self.engine, id, at, reason).await?,
-        };
-        tx.commit().await?;
-        Ok(found)
+                Moderated::Album(id) => {
+                    album_takedown(&mut tx, self.engine, id, at, reason).await?
+                }
+            };
+            tx.commit().await?;
+            Ok(found)
+        })
+        .await
     }
 }
 
