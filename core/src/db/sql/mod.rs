@@ -10,6 +10,7 @@ mod image_rows;
 mod image_views;
 mod images;
 mod jobs;
+mod moderation;
 mod outbox;
 mod renders;
 mod resources;
