@@ -200,17 +200,24 @@ impl AlbumRepo for SqlRepo {
     }
 
     async fn set_positions(&self, album: Uuid, ids: &[Uuid]) -> Result<()> {
-        let mut tx = self.pool.begin().await?;
-        for (i, id) in ids.iter().enumerate() {
-            sqlx::query("UPDATE images SET position = $3 WHERE id = $1 AND album_id = $2")
-                .bind(id.to_string())
-                .bind(album.to_string())
-                .bind(i as i64)
-                .execute(&mut *tx)
-                .await?;
-        }
-        tx.commit().await?;
-        Ok(())
+        // The photos are locked in id order first, as a folder takedown
+        // locks them: in the order the owner sent, two reorders (or a
+        // reorder and a takedown) locked them in opposite orders.
+        retry_deadlocks(move || async move {
+            let mut tx = self.pool.begin().await?;
+            lock_photos_first(&mut tx, self.engine, "album_id = $1", album).await?;
+            for (i, id) in ids.iter().enumerate() {
+                sqlx::query("UPDATE images SET position = $3 WHERE id = $1 AND album_id = $2")
+                    .bind(id.to_string())
+                    .bind(album.to_string())
+                    .bind(i as i64)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            tx.commit().await?;
+            Ok(())
+        })
+        .await
     }
 
     async fn album_crops(&self, album: Uuid) -> Result<Vec<CropSpec>> {

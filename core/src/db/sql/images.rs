@@ -3,7 +3,7 @@
 use super::image_rows::{image_row, IMAGE_COLS};
 use super::image_views;
 use super::renders::insert_render;
-use super::{retry_deadlocks, uuid, SqlRepo, Val};
+use super::{retry_deadlocks, uuid, Engine, SqlRepo, Val};
 use crate::db::images::*;
 use crate::db::RenderRepo;
 use crate::domain::image::{captioned, Image, ImageStatus};
@@ -50,6 +50,9 @@ impl ImageRepo for SqlRepo {
     async fn insert_image(&self, i: &Image, renders: &[Render]) -> Result<()> {
         retry_deadlocks(move || async move {
             let mut tx = self.pool.begin().await?;
+            if !hold_live_folder(&mut tx, self.engine, i.owner_id, i.album_id).await? {
+                return Err(crate::Error::NotFound);
+            }
             sqlx::query(&format!(
                 "INSERT INTO images ({IMAGE_INSERT_COLS}) VALUES \
                  ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, \
@@ -171,6 +174,11 @@ impl ImageRepo for SqlRepo {
     async fn update_image(&self, owner: Uuid, id: Uuid, c: &ImageChange) -> Result<bool> {
         retry_deadlocks(move || async move {
             let mut tx = self.pool.begin().await?;
+            if let Some(to) = c.album_id {
+                if !hold_live_folder(&mut tx, self.engine, owner, to).await? {
+                    return Ok(false);
+                }
+            }
             let done = sqlx::query(
                 "UPDATE images SET title = COALESCE($3, title), description = COALESCE($4, description), \
                  membership = membership + CASE WHEN $5 IS NULL OR $5 = album_id THEN 0 ELSE 1 END, \
@@ -232,6 +240,36 @@ impl ImageRepo for SqlRepo {
         })
         .await
     }
+}
+
+/// Holds the owner's folder `id` for the rest of the transaction if it is
+/// still there, as the folder's own deletion takes it: a photo moved or
+/// uploaded into a folder deleted since the caller checked it would
+/// otherwise land in the deleted folder (its deletion had already moved
+/// the folder's photos out). Waits for a deletion in progress, then sees
+/// it. `false` when the folder is gone or not the owner's.
+async fn hold_live_folder(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    engine: Engine,
+    owner: Uuid,
+    id: Uuid,
+) -> Result<bool> {
+    let q = match engine {
+        Engine::Postgres => {
+            "SELECT id FROM albums WHERE id = $1 AND owner_id = $2 AND deleted_at IS NULL \
+             FOR NO KEY UPDATE"
+        }
+        Engine::Sqlite => {
+            "UPDATE albums SET id = id WHERE id = $1 AND owner_id = $2 AND deleted_at IS NULL \
+             RETURNING id"
+        }
+    };
+    let held = sqlx::query(q)
+        .bind(id.to_string())
+        .bind(owner.to_string())
+        .fetch_optional(&mut **tx)
+        .await?;
+    Ok(held.is_some())
 }
 
 /// A photo that enters a taken-down folder (uploaded or moved there) is
