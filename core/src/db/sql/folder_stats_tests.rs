@@ -258,3 +258,40 @@ async fn nothing_lands_in_a_folder_deleted_meanwhile() {
     assert!(repo.image(None, late.id).await.unwrap().is_none());
     drop_database(repo).await;
 }
+
+/// A photo deleted while one of its renders is being replaced gives back
+/// the replacement's file to remove (the keys are read as the rows go),
+/// and of two deletions of one photo only one finds it.
+#[tokio::test]
+async fn a_deletion_returns_the_files_its_rows_named_when_they_went() {
+    let repo = repo().await;
+    let (owner, x) = owner_with_folder(&repo).await;
+    let p = photo(2, owner, x.id);
+    let thumb = crate::domain::crop::default_presets()
+        .into_iter()
+        .map(|spec| crate::domain::render::Render::pending(p.id, spec))
+        .find(|r| r.code == "thumb")
+        .unwrap();
+    repo.insert_image(&p, std::slice::from_ref(&thumb))
+        .await
+        .unwrap();
+    let replace = "UPDATE renders SET produced_version = 2, blob_key = 'renders/new' \
+                   WHERE image_id = $1";
+    let keys = if repo.engine() == Engine::Postgres {
+        let mut worker = repo.pool.begin().await.unwrap();
+        let q = sqlx::query(replace).bind(p.id.to_string());
+        q.execute(&mut *worker).await.unwrap();
+        let other = repo.clone();
+        let deletion = tokio::spawn(async move { other.delete_image(owner, p.id).await });
+        wait_for_a_lock_wait(&repo).await;
+        worker.commit().await.unwrap();
+        deletion.await.unwrap().unwrap().unwrap()
+    } else {
+        let q = sqlx::query(replace).bind(p.id.to_string());
+        q.execute(&repo.pool).await.unwrap();
+        repo.delete_image(owner, p.id).await.unwrap().unwrap()
+    };
+    assert_eq!(keys, vec!["renders/new".to_owned(), p.original_key.clone()]);
+    assert_eq!(repo.delete_image(owner, p.id).await.unwrap(), None);
+    drop_database(repo).await;
+}

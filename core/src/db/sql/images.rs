@@ -5,7 +5,6 @@ use super::image_views;
 use super::renders::insert_render;
 use super::{retry_deadlocks, uuid, Engine, SqlRepo, Val};
 use crate::db::images::*;
-use crate::db::RenderRepo;
 use crate::domain::image::{captioned, Image, ImageStatus};
 use crate::domain::render::Render;
 use crate::Result;
@@ -213,24 +212,41 @@ impl ImageRepo for SqlRepo {
     }
 
     async fn delete_image(&self, owner: Uuid, id: Uuid) -> Result<Option<Vec<String>>> {
+        // The files to remove are read as their rows go, in the same
+        // transaction: keys read before it missed a render produced in
+        // between, whose file then stayed with no row. The photo's row is
+        // held first, so of two deletions one finds it gone.
+        let held = match self.engine {
+            Engine::Postgres => {
+                "SELECT original_key FROM images WHERE id = $1 AND owner_id = $2 FOR UPDATE"
+            }
+            Engine::Sqlite => {
+                "UPDATE images SET id = id WHERE id = $1 AND owner_id = $2 RETURNING original_key"
+            }
+        };
         retry_deadlocks(move || async move {
-            let Some(image) = self.image(Some(owner), id).await? else {
+            let mut tx = self.pool.begin().await?;
+            let photo = sqlx::query(held)
+                .bind(id.to_string())
+                .bind(owner.to_string())
+                .fetch_optional(&mut *tx)
+                .await?;
+            let Some(photo) = photo else {
                 return Ok(None);
             };
-            let mut keys: Vec<String> = self
-                .renders(id)
-                .await?
-                .into_iter()
-                .filter_map(|r| r.produced.map(|p| p.blob_key))
-                .collect();
-            keys.push(image.original_key);
-            let mut tx = self.pool.begin().await?;
-            for table in ["custom_crops", "renders"] {
-                sqlx::query(&format!("DELETE FROM {table} WHERE image_id = $1"))
-                    .bind(id.to_string())
-                    .execute(&mut *tx)
-                    .await?;
+            sqlx::query("DELETE FROM custom_crops WHERE image_id = $1")
+                .bind(id.to_string())
+                .execute(&mut *tx)
+                .await?;
+            let renders = sqlx::query("DELETE FROM renders WHERE image_id = $1 RETURNING blob_key")
+                .bind(id.to_string())
+                .fetch_all(&mut *tx)
+                .await?;
+            let mut keys = Vec::with_capacity(renders.len() + 1);
+            for r in &renders {
+                keys.extend(r.try_get::<Option<String>, _>("blob_key")?);
             }
+            keys.push(photo.try_get("original_key")?);
             sqlx::query("DELETE FROM images WHERE id = $1")
                 .bind(id.to_string())
                 .execute(&mut *tx)
