@@ -324,7 +324,8 @@ where
         match attempt().await {
             Err(e) if left > 0 && is_deadlock(&e) => {
                 left -= 1;
-                tracing::info!("deadlock victim, running the transaction again");
+                let again = DEADLOCK_RETRIES - left;
+                tracing::info!(again, "deadlock victim, running the transaction again");
             }
             done => return done,
         }
