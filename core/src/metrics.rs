@@ -25,6 +25,7 @@ pub struct Metrics {
     pub outbox_pending: IntGauge,
     pub redeliveries: IntCounter,
     pub upload_bytes: IntCounter,
+    pub deadlock_retries: IntCounter,
 }
 
 const LATENCY: &[f64] = &[
@@ -147,6 +148,11 @@ impl Metrics {
                 "Render jobs delivered more than once",
             ),
             upload_bytes: single(&r, "upload_bytes_total", "Bytes of originals stored"),
+            deadlock_retries: single(
+                &r,
+                "db_deadlock_retries_total",
+                "Transactions run again after PostgreSQL aborted them to break a deadlock",
+            ),
             registry: r,
         }
     }

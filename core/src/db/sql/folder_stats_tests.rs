@@ -163,6 +163,8 @@ async fn a_deadlock_victim_runs_again_and_other_errors_stand() {
     }
     let lock = "SELECT id FROM images WHERE id = $1 FOR UPDATE";
     let attempts = AtomicU32::new(0);
+    let counted = || crate::metrics::METRICS.deadlock_retries.get();
+    let before = counted();
     let done = retry_deadlocks(|| async {
         let n = attempts.fetch_add(1, Ordering::SeqCst);
         let mut mine = repo.pool.begin().await?;
@@ -198,6 +200,7 @@ async fn a_deadlock_victim_runs_again_and_other_errors_stand() {
     .await;
     assert_eq!(done.unwrap(), 1, "the second attempt's result");
     assert_eq!(attempts.load(Ordering::SeqCst), 2);
+    assert!(counted() > before, "the retry is counted");
 
     let tries = AtomicU32::new(0);
     let failed: crate::Result<()> = retry_deadlocks(|| async {

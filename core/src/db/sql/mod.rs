@@ -325,6 +325,7 @@ where
             Err(e) if left > 0 && is_deadlock(&e) => {
                 left -= 1;
                 let again = DEADLOCK_RETRIES - left;
+                crate::metrics::METRICS.deadlock_retries.inc();
                 tracing::info!(again, "deadlock victim, running the transaction again");
             }
             done => return done,
