@@ -2,7 +2,7 @@
 //! separate reads it replaced, on a photo with every part filled in and
 //! one with none, on both engines.
 
-use super::super::folders::tests::{owner_with_folder, photo, repo};
+use super::super::folders::tests::{drop_database, owner_with_folder, photo, repo};
 use super::super::SqlRepo;
 use crate::db::{BudgetRepo, DetailsRepo, ImageRepo, ImageView, RenderRepo};
 use crate::domain::crop::{default_presets, CropSpec, Format, Mode, SpecSource};
@@ -148,6 +148,7 @@ async fn one_statement_reads_what_the_separate_reads_did() {
     assert_eq!(repo.image_view(stranger, full.id).await.unwrap(), None);
     let theirs = repo.list_images(stranger, None, None, 10).await.unwrap();
     assert!(theirs.is_empty());
+    drop_database(repo).await;
 }
 
 #[tokio::test]
@@ -169,4 +170,5 @@ async fn pages_keep_the_list_order_through_ties() {
         walked.extend(page.iter().map(|v| v.image.id));
     }
     assert_eq!(walked, walk_order(&repo, album.id).await);
+    drop_database(repo).await;
 }

@@ -92,7 +92,7 @@ impl JobRepo for SqlRepo {
 
 #[cfg(test)]
 mod tests {
-    use super::super::folders::tests::{owner_with_folder, photo, repo};
+    use super::super::folders::tests::{drop_database, owner_with_folder, photo, repo};
     use crate::db::{ImageRepo, JobRepo, NewJob};
     use crate::domain::jobs::ItemState;
 
@@ -128,5 +128,6 @@ mod tests {
             .unwrap();
         let second = counts(second).await.unwrap().unwrap();
         assert_eq!((second.queued, second.failed), (0, 1));
+        drop_database(repo).await;
     }
 }
