@@ -1,6 +1,6 @@
 //! `BudgetRepo` over SQL.
 
-use super::{uuid, SqlRepo};
+use super::SqlRepo;
 use crate::db::budget::BudgetRepo;
 use crate::Result;
 use async_trait::async_trait;
@@ -22,20 +22,6 @@ impl BudgetRepo for SqlRepo {
         .execute(&self.pool)
         .await?;
         Ok(())
-    }
-
-    async fn failure_reasons(&self, image_ids: &[Uuid]) -> Result<Vec<(Uuid, String)>> {
-        if image_ids.is_empty() {
-            return Ok(Vec::new());
-        }
-        let rows = self
-            .fetch_among("image_id", image_ids, |among| {
-                format!("SELECT image_id, reason FROM image_failures WHERE {among}")
-            })
-            .await?;
-        rows.iter()
-            .map(|r| Ok((uuid(r, "image_id")?, r.try_get("reason")?)))
-            .collect()
     }
 
     async fn stored_bytes(&self, owner: Uuid) -> Result<i64> {
