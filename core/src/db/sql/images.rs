@@ -3,7 +3,7 @@
 use super::image_rows::{image_row, IMAGE_COLS};
 use super::image_views;
 use super::renders::insert_render;
-use super::{retry_deadlocks, uuid, Engine, SqlRepo, Val};
+use super::{holding, retry_deadlocks, uuid, Engine, SqlRepo, Val};
 use crate::db::images::*;
 use crate::domain::image::{captioned, Image, ImageStatus};
 use crate::domain::render::Render;
@@ -216,14 +216,14 @@ impl ImageRepo for SqlRepo {
         // transaction: keys read before it missed a render produced in
         // between, whose file then stayed with no row. The photo's row is
         // held first, so of two deletions one finds it gone.
-        let held = match self.engine {
-            Engine::Postgres => {
-                "SELECT original_key FROM images WHERE id = $1 AND owner_id = $2 FOR UPDATE"
-            }
-            Engine::Sqlite => {
-                "UPDATE images SET id = id WHERE id = $1 AND owner_id = $2 RETURNING original_key"
-            }
-        };
+        let held = holding(
+            self.engine,
+            "UPDATE",
+            "images",
+            "original_key",
+            "id = $1 AND owner_id = $2",
+        );
+        let held = held.as_str();
         retry_deadlocks(move || async move {
             let mut tx = self.pool.begin().await?;
             let photo = sqlx::query(held)
@@ -270,17 +270,8 @@ async fn hold_live_folder(
     owner: Uuid,
     id: Uuid,
 ) -> Result<bool> {
-    let q = match engine {
-        Engine::Postgres => {
-            "SELECT id FROM albums WHERE id = $1 AND owner_id = $2 AND deleted_at IS NULL \
-             FOR NO KEY UPDATE"
-        }
-        Engine::Sqlite => {
-            "UPDATE albums SET id = id WHERE id = $1 AND owner_id = $2 AND deleted_at IS NULL \
-             RETURNING id"
-        }
-    };
-    let held = sqlx::query(q)
+    let live = "id = $1 AND owner_id = $2 AND deleted_at IS NULL";
+    let held = sqlx::query(&holding(engine, "NO KEY UPDATE", "albums", "id", live))
         .bind(id.to_string())
         .bind(owner.to_string())
         .fetch_optional(&mut **tx)

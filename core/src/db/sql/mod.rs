@@ -270,15 +270,23 @@ pub(super) async fn lock_parent(
     table: &str,
     id: uuid::Uuid,
 ) -> crate::Result<()> {
-    let sql = match engine {
-        Engine::Postgres => format!("SELECT id FROM {table} WHERE id = $1 FOR UPDATE"),
-        Engine::Sqlite => format!("UPDATE {table} SET id = id WHERE id = $1"),
-    };
-    sqlx::query(&sql)
+    sqlx::query(&holding(engine, "UPDATE", table, "id", "id = $1"))
         .bind(id.to_string())
         .execute(&mut **tx)
         .await?;
     Ok(())
+}
+
+/// A statement reading `cols` of the `table` rows `filter` picks and
+/// holding them for the rest of the transaction: `FOR {lock}` on
+/// PostgreSQL; on SQLite, which has no row locks, a no-op update that takes
+/// the database's write lock at once (a read would have to upgrade to it
+/// later, and could then fail busy).
+pub(super) fn holding(engine: Engine, lock: &str, table: &str, cols: &str, filter: &str) -> String {
+    match engine {
+        Engine::Postgres => format!("SELECT {cols} FROM {table} WHERE {filter} FOR {lock}"),
+        Engine::Sqlite => format!("UPDATE {table} SET id = id WHERE {filter} RETURNING {cols}"),
+    }
 }
 
 /// Locks, in id order, the photos a folder-wide change is about to write
