@@ -15,6 +15,7 @@ pub trait ImageRepo {
     async fn default_album(&self, owner: Uuid, now: i64) -> Result<Uuid>;
     /// Inserts the image, its render rows and its outbox row, in one
     /// transaction: a committed upload always has its render work recorded.
+    /// `NotFound` when its folder is not a live folder of its owner.
     async fn insert_image(&self, image: &Image, renders: &[Render]) -> Result<()>;
     /// Scoped to `owner` when given.
     async fn image(&self, owner: Option<Uuid>, id: Uuid) -> Result<Option<Image>>;
@@ -32,7 +33,8 @@ pub trait ImageRepo {
     async fn images_with_status(&self, status: ImageStatus) -> Result<Vec<Uuid>>;
     /// Whether `album` is a live folder of `owner`.
     async fn album_owned(&self, owner: Uuid, album: Uuid) -> Result<bool>;
-    /// Changes what is given; false when the owner has no such image.
+    /// Changes what is given; false when the owner has no such image, or
+    /// the change moves it to a folder that is not a live one of theirs.
     async fn update_image(&self, owner: Uuid, id: Uuid, change: &ImageChange) -> Result<bool>;
     /// Deletes the image and its rows; returns every blob key it had.
     async fn delete_image(&self, owner: Uuid, id: Uuid) -> Result<Option<Vec<String>>>;

@@ -58,11 +58,9 @@ impl Images {
                 "must be at most 5000 characters",
             )
             .finish()?;
-        if let Some(album) = edit.album_id {
-            if !self.repo.album_owned(owner, album).await? {
-                return Err(Error::NotFound);
-            }
-        }
+        // A folder that is not the owner's, or is gone, is refused inside
+        // the update's transaction (`NotFound`), where a deletion racing
+        // the move is seen too.
         let moved = edit.album_id.is_some();
         let change = ImageChange {
             title: edit.title,
