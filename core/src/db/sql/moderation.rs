@@ -1,10 +1,34 @@
-//! A folder's takedown and restore (`SharingRepo::set_takedown` for a
-//! folder): the folder's row and the covers its photos carry.
+//! Takedowns and restores (`SharingRepo::set_takedown`): a photo's row, or
+//! a folder's row and the covers its photos carry.
 
 use super::{lock_photos_first, Engine};
 use crate::Result;
 use sqlx::{Any, Transaction};
 use uuid::Uuid;
+
+/// A photo's own takedown; restoring it lifts what it carried from
+/// folders too.
+pub(super) async fn photo_takedown(
+    tx: &mut Transaction<'static, Any>,
+    id: Uuid,
+    at: Option<i64>,
+    reason: Option<&str>,
+) -> Result<bool> {
+    let done =
+        sqlx::query("UPDATE images SET taken_down_at = $2, takedown_reason = $3 WHERE id = $1")
+            .bind(id.to_string())
+            .bind(at)
+            .bind(reason)
+            .execute(&mut **tx)
+            .await?;
+    if reason.is_none() {
+        sqlx::query("DELETE FROM takedown_covers WHERE image_id = $1")
+            .bind(id.to_string())
+            .execute(&mut **tx)
+            .await?;
+    }
+    Ok(done.rows_affected() > 0)
+}
 
 /// A folder's takedown is carried onto the photos it holds now, so moving
 /// them out or deleting the folder does not lift it; restoring lifts both

@@ -1,7 +1,7 @@
 //! `SharingRepo` for `SqlRepo`: each publication change is one transaction,
 //! and the aliases table's primary key decides every race for a name.
 
-use super::moderation::album_takedown;
+use super::moderation::{album_takedown, photo_takedown};
 use super::{lock_parent, retry_deadlocks, state, uuid, SqlRepo};
 use crate::db::albums::*;
 use crate::domain::alias::{reservation_cap, Alias, AliasState};
@@ -318,24 +318,7 @@ impl SharingRepo for SqlRepo {
             let at = reason.map(|_| now);
             let mut tx = self.pool.begin().await?;
             let found = match target {
-                Moderated::Image(id) => {
-                    let done = sqlx::query(
-                        "UPDATE images SET taken_down_at = $2, takedown_reason = $3 WHERE id = $1",
-                    )
-                    .bind(id.to_string())
-                    .bind(at)
-                    .bind(reason)
-                    .execute(&mut *tx)
-                    .await?;
-                    if reason.is_none() {
-                        // Restoring a photo lifts what it carried from folders too.
-                        sqlx::query("DELETE FROM takedown_covers WHERE image_id = $1")
-                            .bind(id.to_string())
-                            .execute(&mut *tx)
-                            .await?;
-                    }
-                    done.rows_affected() > 0
-                }
+                Moderated::Image(id) => photo_takedown(&mut tx, id, at, reason).await?,
                 Moderated::Album(id) => {
                     album_takedown(&mut tx, self.engine, id, at, reason).await?
                 }
