@@ -9,44 +9,44 @@
 //!
 //! On PostgreSQL the same statement was slower: the server takes a few
 //! microseconds for each value it puts into JSON. There the photos are read
-//! with everything but their renders, then the renders (`assembled`).
+//! with everything but their renders, then the renders (`assembled`),
+//! through the typed pool (`SqlRepo::typed`).
 
 use super::details::parsed;
 use super::image_rows::{ImageCols, IMAGE_COLS, IMAGE_FIELDS};
 use super::renders::{in_code_order, RenderCols, Specs};
-use super::{bind_all, unreadable, Engine, SqlRepo, Val};
-use crate::db::{ImageView, RenderRepo};
+use super::{bind_all, bind_pg, unreadable, uuid_of, SqlRepo, Val};
+use crate::db::ImageView;
 use crate::domain::crop::CropSpec;
 use crate::domain::details::Details;
+use crate::domain::render::Render;
 use crate::Result;
 use serde::Deserialize;
-use sqlx::any::AnyRow;
-use sqlx::{FromRow, Row};
+use sqlx::postgres::PgRow;
+use sqlx::{FromRow, PgPool, Row};
 use std::collections::HashMap;
 use uuid::Uuid;
 
 /// The views of the images `filter` (`WHERE ... ORDER BY ... LIMIT ...`
 /// over `images`, with `vals` bound) picks, in its order.
 pub(super) async fn read(repo: &SqlRepo, filter: &str, vals: Vec<Val>) -> Result<Vec<ImageView>> {
-    match repo.engine {
-        Engine::Sqlite => {
+    match &repo.typed {
+        Some(pg) => assembled(pg, filter, vals).await,
+        None => {
             let q = page_query(filter);
             let row = bind_all(sqlx::query(&q), vals)
                 .fetch_one(&repo.pool)
                 .await?;
             views(&row.try_get::<String, _>("page")?)
         }
-        Engine::Postgres => assembled(repo, filter, vals).await,
     }
 }
 
-/// The views of the images `filter` picks (PostgreSQL): the photos with
-/// their details, custom crops and failure reasons in one statement, then
-/// their renders (four rows a photo, which PostgreSQL would be slow to
-/// fold into JSON). Each statement's rows pass through sqlx's `Any`
-/// conversion, column descriptions and all, so fewer statements and rows
-/// cost the service less CPU than the same work spread over five.
-async fn assembled(repo: &SqlRepo, filter: &str, vals: Vec<Val>) -> Result<Vec<ImageView>> {
+/// The views of the images `filter` picks (PostgreSQL, typed rows): the
+/// photos with their details, custom crops and failure reasons in one
+/// statement, then their renders with one array bind (four rows a photo,
+/// which PostgreSQL would be slow to fold into JSON).
+async fn assembled(pg: &PgPool, filter: &str, vals: Vec<Val>) -> Result<Vec<ImageView>> {
     let q = format!(
         "SELECT {IMAGE_COLS}, d.focus, d.placeholder, d.motion, d.salient, \
          (SELECT '[' || string_agg(c.spec, ',' ORDER BY c.created_at, c.code) || ']' \
@@ -55,21 +55,44 @@ async fn assembled(repo: &SqlRepo, filter: &str, vals: Vec<Val>) -> Result<Vec<I
            (SELECT f.reason FROM image_failures f WHERE f.image_id = images.id) END AS failure_reason \
          FROM images LEFT JOIN image_details d ON d.image_id = images.id {filter}"
     );
-    let rows = bind_all(sqlx::query(&q), vals)
-        .fetch_all(&repo.pool)
-        .await?;
+    let rows = bind_pg(sqlx::query(&q), vals).fetch_all(pg).await?;
     let mut views = rows.iter().map(photo_view).collect::<Result<Vec<_>>>()?;
-    let ids: Vec<Uuid> = views.iter().map(|v| v.image.id).collect();
-    let renders = repo.renders_of(&ids).await?;
-    let mut renders = grouped(renders.into_iter().map(|r| (r.image_id, r)));
+    let ids: Vec<String> = rows
+        .iter()
+        .map(|r| r.try_get("id"))
+        .collect::<Result<_, _>>()?;
+    let mut renders = grouped(renders_of(pg, &ids).await?);
     for view in &mut views {
         view.renders = renders.remove(&view.image.id).unwrap_or_default();
     }
     Ok(views)
 }
 
+/// The renders of the photos `ids`, each photo's in code order.
+async fn renders_of(pg: &PgPool, ids: &[String]) -> Result<Vec<(Uuid, Render)>> {
+    let rows = sqlx::query(
+        "SELECT image_id, code, spec, version, produced_version, width, height, size_bytes, \
+         blob_key FROM renders WHERE image_id = ANY($1)",
+    )
+    .bind(ids)
+    .fetch_all(pg)
+    .await?;
+    let mut specs = Specs::default();
+    let renders = rows
+        .iter()
+        .map(|r| {
+            RenderCols::from_row(r)?
+                .into_render(uuid_of("image_id", r.try_get("image_id")?)?, &mut specs)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(in_code_order(renders)
+        .into_iter()
+        .map(|r| (r.image_id, r))
+        .collect())
+}
+
 /// A photo of `assembled`'s statement, still without its renders.
-fn photo_view(row: &AnyRow) -> Result<ImageView> {
+fn photo_view(row: &PgRow) -> Result<ImageView> {
     let p = PhotoRow::from_row(row)?;
     let custom_crops = match p.crops_json {
         Some(text) => serde_json::from_str(&text).map_err(|e| unreadable("spec", e))?,

@@ -21,7 +21,8 @@ use crate::Error;
 use anyhow::Context;
 use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::migrate::Migrator;
-use sqlx::{AnyPool, Executor, Row};
+use sqlx::postgres::{PgArguments, PgPoolOptions};
+use sqlx::{AnyPool, Executor, PgPool, Postgres, Row};
 use std::time::Duration;
 
 static SQLITE: Migrator = sqlx::migrate!("./migrations/sqlite");
@@ -37,7 +38,16 @@ pub enum Engine {
 pub struct SqlRepo {
     pub(super) pool: AnyPool,
     engine: Engine,
+    /// PostgreSQL only: the same database through sqlx's typed driver, for
+    /// the reads behind every page of photos (`image_views`). `Any` copies
+    /// each value of each row into its own representation before the code
+    /// reads it (about 14 % of the service's CPU for an owner's page), and
+    /// it cannot bind an array.
+    typed: Option<PgPool>,
 }
+
+/// The typed pool's connections, beside the `Any` pool's 16 (PostgreSQL).
+const TYPED_CONNECTIONS: u32 = 8;
 
 impl SqlRepo {
     pub async fn connect(url: &str) -> anyhow::Result<SqlRepo> {
@@ -78,7 +88,21 @@ impl SqlRepo {
             .run(&pool)
             .await
             .context("running database migrations")?;
-        Ok(SqlRepo { pool, engine })
+        let typed = match engine {
+            Engine::Postgres => Some(
+                PgPoolOptions::new()
+                    .max_connections(TYPED_CONNECTIONS)
+                    .acquire_timeout(Duration::from_secs(5))
+                    .connect_lazy(url)
+                    .context("connecting to the database")?,
+            ),
+            Engine::Sqlite => None,
+        };
+        Ok(SqlRepo {
+            pool,
+            engine,
+            typed,
+        })
     }
 
     pub fn engine(&self) -> Engine {
@@ -177,6 +201,20 @@ fn bind_all<'q>(
     mut q: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>>,
     vals: Vec<Val>,
 ) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>> {
+    for v in vals {
+        q = match v {
+            Val::Int(n) => q.bind(n),
+            Val::Text(s) => q.bind(s),
+        };
+    }
+    q
+}
+
+/// `bind_all` for the typed PostgreSQL pool.
+fn bind_pg<'q>(
+    mut q: sqlx::query::Query<'q, Postgres, PgArguments>,
+    vals: Vec<Val>,
+) -> sqlx::query::Query<'q, Postgres, PgArguments> {
     for v in vals {
         q = match v {
             Val::Int(n) => q.bind(n),
