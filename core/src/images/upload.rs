@@ -10,9 +10,8 @@ use crate::domain::exif::ExifInfo;
 use crate::render::layouts;
 use crate::render::probe::{self, Ends};
 use crate::render::trailers::Framer;
-use crate::store::BlobStore;
+use crate::store::{BlobStore, ObjectWriter};
 use crate::Error;
-use object_store::WriteMultipart;
 
 const HEAD: usize = 1 << 20;
 /// How far a JPEG's metadata (ICC, XMP, EXIF segments) may push its frame
@@ -63,7 +62,7 @@ pub struct Upload {
     head: Vec<u8>,
     tail: Vec<u8>,
     total: u64,
-    writer: Option<WriteMultipart>,
+    writer: Option<ObjectWriter>,
     probed: Option<(Format, u32, u32)>,
     probe_at: usize,
     /// Frames a JPEG's parts as they stream by (see `render::layouts`).
@@ -200,7 +199,7 @@ impl Drop for Upload {
         if let Some(writer) = self.writer.take() {
             if let Ok(rt) = tokio::runtime::Handle::try_current() {
                 rt.spawn(async move {
-                    let _ = writer.abort().await;
+                    writer.abort().await;
                 });
             }
         }

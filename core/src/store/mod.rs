@@ -2,6 +2,10 @@
 //! in embedded mode, S3-compatible storage in cluster mode, memory in tests.
 //! Originals stream up as multipart uploads (`writer`); renders are one put.
 
+mod writer;
+
+pub use writer::ObjectWriter;
+
 use crate::open_files::OpenFiles;
 use crate::Result;
 use anyhow::{bail, Context};
@@ -167,9 +171,9 @@ impl BlobStore {
     }
 
     /// Starts a streamed multipart write of `key`.
-    pub async fn writer(&self, key: &str) -> Result<object_store::WriteMultipart> {
+    pub async fn writer(&self, key: &str) -> Result<ObjectWriter> {
         let upload = self.inner.put_multipart(&Path::from(key)).await?;
-        Ok(object_store::WriteMultipart::new(upload))
+        Ok(ObjectWriter::new(upload))
     }
 
     /// Whether the store can be reached: the folder exists and is a folder,
