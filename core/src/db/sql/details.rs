@@ -1,10 +1,10 @@
 //! `DetailsRepo` for `SqlRepo`: one row per image, JSON text columns.
 
-use super::{uuid, SqlRepo};
+use super::{lock_parent, uuid, SqlRepo};
 use crate::db::details::DetailsRepo;
 use crate::domain::details::{Clip, Details};
 use crate::domain::focus::Point;
-use crate::Result;
+use crate::{Error, Result};
 use async_trait::async_trait;
 use sqlx::any::AnyRow;
 use sqlx::Row;
@@ -77,6 +77,11 @@ impl DetailsRepo for SqlRepo {
 
     async fn set_focus(&self, image_id: Uuid, focus: Option<Point>, bump: &[String]) -> Result<()> {
         let mut tx = self.pool.begin().await?;
+        // The photo first, as a deletion takes it: one deleted meanwhile is
+        // not found, not a foreign key's failure.
+        if !lock_parent(&mut tx, self.engine, "images", image_id).await? {
+            return Err(Error::NotFound);
+        }
         sqlx::query(
             "INSERT INTO image_details (image_id, focus) VALUES ($1, $2) \
              ON CONFLICT (image_id) DO UPDATE SET focus = excluded.focus",

@@ -1,6 +1,6 @@
 //! The kept stats under two writers of one folder at once (PostgreSQL;
 //! SQLite runs one writing transaction at a time), a deadlock's victim
-//! run again, and the photo counts' recount.
+//! run again, the photo counts' recount, and writes racing a deletion.
 
 use super::super::folders::tests::{drop_database, owner_with_folder, photo, repo};
 use super::super::{retry_deadlocks, Engine};
@@ -296,5 +296,44 @@ async fn a_deletion_returns_the_files_its_rows_named_when_they_went() {
     };
     assert_eq!(keys, vec!["renders/new".to_owned(), p.original_key.clone()]);
     assert_eq!(repo.delete_image(owner, p.id).await.unwrap(), None);
+    drop_database(repo).await;
+}
+
+/// A focal point, a custom crop or render work for a photo being deleted
+/// waits for the deletion, then finds the photo gone: not found (or, for
+/// the outbox, nothing queued), where the foreign keys' checks failed the
+/// request with an internal error.
+#[tokio::test]
+async fn writes_to_a_photo_deleted_meanwhile_find_it_gone() {
+    use crate::db::{DetailsRepo, OutboxRepo, RenderRepo};
+    use crate::domain::crop::CropSpec;
+    let repo = repo().await;
+    let (owner, x) = owner_with_folder(&repo).await;
+    let mut spec = crate::domain::crop::default_presets().remove(0);
+    spec.code = "mine".to_owned();
+    let writes = |repo: super::SqlRepo, id: uuid::Uuid, spec: CropSpec| async move {
+        let focus = repo.set_focus(id, None, &["thumb".to_owned()]).await;
+        let crop = repo.add_custom_crop(id, &spec, 5, 1).await;
+        let queued = repo.outbox_add(&[id], 1).await;
+        (focus, crop.map(|_| ()), queued)
+    };
+    let p = photo(2, owner, x.id);
+    repo.insert_image(&p, &[]).await.unwrap();
+    let deleting = sqlx::query("DELETE FROM images WHERE id = $1").bind(p.id.to_string());
+    let (focus, crop, queued) = if repo.engine() == Engine::Postgres {
+        let mut deletion = repo.pool.begin().await.unwrap();
+        deleting.execute(&mut *deletion).await.unwrap();
+        let racing = tokio::spawn(writes(repo.clone(), p.id, spec.clone()));
+        wait_for_a_lock_wait(&repo).await;
+        deletion.commit().await.unwrap();
+        racing.await.unwrap()
+    } else {
+        deleting.execute(&repo.pool).await.unwrap();
+        writes(repo.clone(), p.id, spec).await
+    };
+    assert!(matches!(focus, Err(crate::Error::NotFound)), "{focus:?}");
+    assert!(matches!(crop, Err(crate::Error::NotFound)), "{crop:?}");
+    queued.unwrap();
+    assert_eq!(repo.outbox_len().await.unwrap(), 0);
     drop_database(repo).await;
 }

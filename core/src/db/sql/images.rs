@@ -87,7 +87,7 @@ impl ImageRepo for SqlRepo {
                 insert_render(&mut *tx, r).await?;
             }
             cover_in_taken_down_folder(&mut *tx, "i.id", i.id).await?;
-            super::outbox::add(&mut tx, i.id, i.created_at).await?;
+            super::outbox::add(&mut tx, self.engine, i.id, i.created_at).await?;
             tx.commit().await?;
             Ok(())
         })

@@ -302,17 +302,20 @@ impl Repo for SqlRepo {
 /// transaction's own insert. PostgreSQL takes the row lock; SQLite takes
 /// its database write lock with a no-op update. Limits that count children
 /// (crops per photo, aliases per owner, rules per folder) start with this.
+/// False when the row is gone (after waiting for its deletion, if one was
+/// under way), so the caller can answer not found instead of failing on a
+/// foreign key.
 pub(super) async fn lock_parent(
     tx: &mut sqlx::Transaction<'_, sqlx::Any>,
     engine: Engine,
     table: &str,
     id: uuid::Uuid,
-) -> crate::Result<()> {
-    sqlx::query(&holding(engine, "UPDATE", table, "id", "id = $1"))
+) -> crate::Result<bool> {
+    let held = sqlx::query(&holding(engine, "UPDATE", table, "id", "id = $1"))
         .bind(id.to_string())
-        .execute(&mut **tx)
+        .fetch_optional(&mut **tx)
         .await?;
-    Ok(())
+    Ok(held.is_some())
 }
 
 /// A statement reading `cols` of the `table` rows `filter` picks and

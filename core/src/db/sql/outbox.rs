@@ -2,13 +2,28 @@ use super::*;
 use crate::db::outbox::{OutboxRepo, OutboxRow};
 use sqlx::AnyConnection;
 
-/// Adds or renews an image's outbox row; shared with `insert_image`, which
-/// writes it in the image's own transaction.
-pub(super) async fn add(conn: &mut AnyConnection, image_id: Uuid, now: i64) -> Result<()> {
-    sqlx::query(
-        "INSERT INTO render_outbox (image_id, ticket, queued_at) VALUES ($1, $2, $3) \
-         ON CONFLICT (image_id) DO UPDATE SET ticket = excluded.ticket, queued_at = excluded.queued_at",
-    )
+/// Adds or renews an image's outbox row, unless the image is gone; shared
+/// with `insert_image`, which writes it in the image's own transaction.
+/// On PostgreSQL the image's row is held (`FOR KEY SHARE`) as the
+/// existence is checked: a deletion under way is waited for, and then the
+/// image is skipped, where the foreign key's own check would have failed
+/// the whole transaction, and a folder-wide change with it.
+pub(super) async fn add(
+    conn: &mut AnyConnection,
+    engine: Engine,
+    image_id: Uuid,
+    now: i64,
+) -> Result<()> {
+    let hold = match engine {
+        Engine::Postgres => " FOR KEY SHARE",
+        // The insert takes SQLite's write lock before it reads.
+        Engine::Sqlite => "",
+    };
+    sqlx::query(&format!(
+        "INSERT INTO render_outbox (image_id, ticket, queued_at) SELECT $1, $2, $3 \
+         WHERE EXISTS (SELECT 1 FROM images WHERE id = $1{hold}) \
+         ON CONFLICT (image_id) DO UPDATE SET ticket = excluded.ticket, queued_at = excluded.queued_at"
+    ))
     .bind(image_id.to_string())
     .bind(Uuid::new_v4().simple().to_string())
     .bind(now)
@@ -19,13 +34,22 @@ pub(super) async fn add(conn: &mut AnyConnection, image_id: Uuid, now: i64) -> R
 
 #[async_trait]
 impl OutboxRepo for SqlRepo {
+    /// In id order, so that two calls over the same photos take their rows
+    /// in one order; run again if PostgreSQL still picks it as a deadlock's
+    /// victim (against a writer that holds the photos in another order).
     async fn outbox_add(&self, image_ids: &[Uuid], now: i64) -> Result<()> {
-        let mut tx = self.pool.begin().await?;
-        for id in image_ids {
-            add(&mut tx, *id, now).await?;
-        }
-        tx.commit().await?;
-        Ok(())
+        let mut ids = image_ids.to_vec();
+        ids.sort_unstable();
+        let ids = &ids;
+        retry_deadlocks(move || async move {
+            let mut tx = self.pool.begin().await?;
+            for id in ids {
+                add(&mut tx, self.engine, *id, now).await?;
+            }
+            tx.commit().await?;
+            Ok(())
+        })
+        .await
     }
 
     async fn outbox_batch(&self, limit: i64) -> Result<Vec<OutboxRow>> {

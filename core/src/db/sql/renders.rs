@@ -4,7 +4,7 @@ use super::{json, lock_parent, unreadable, unsigned, unsigned_of, uuid, Engine, 
 use crate::db::renders::*;
 use crate::domain::crop::{CropSpec, SpecSource};
 use crate::domain::render::{Produced, Render, ServedRender};
-use crate::Result;
+use crate::{Error, Result};
 use async_trait::async_trait;
 use sqlx::any::AnyRow;
 use sqlx::{Executor, FromRow, Row};
@@ -284,7 +284,9 @@ impl RenderRepo for SqlRepo {
         let mut tx = self.pool.begin().await?;
         // Racing adds for one photo queue on its row, so each counts the
         // others' crops (PostgreSQL's snapshots alone let them all pass).
-        lock_parent(&mut tx, self.engine, "images", image_id).await?;
+        if !lock_parent(&mut tx, self.engine, "images", image_id).await? {
+            return Err(Error::NotFound);
+        }
         let added = sqlx::query(
             "INSERT INTO custom_crops (image_id, code, spec, created_at) \
              SELECT $1, $2, $3, $4 WHERE (SELECT COUNT(*) FROM custom_crops WHERE image_id = $1) < $5 \
