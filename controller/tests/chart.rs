@@ -276,7 +276,7 @@ fn known_env() -> Vec<String> {
     let mut text = String::new();
     for f in [
         "core/src/config.rs",
-        "core/src/store.rs",
+        "core/src/store/mod.rs",
         "controller/src/lib.rs",
     ] {
         text.push_str(&std::fs::read_to_string(root().join(f)).unwrap());
