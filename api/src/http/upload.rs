@@ -112,27 +112,49 @@ async fn receive(
     form: &mut Multipart,
 ) -> Result<Response, HttpError> {
     let caller = uploader(state, headers).await?;
-    let Some(_slot) = state.guards.uploads.try_start(caller.user_id) else {
+    let Some(slot) = state.guards.uploads.try_start(caller.user_id) else {
         let e = Error::RateLimited { retry_after_s: 1 };
         return Err(e.into());
     };
     owner_budget(state, caller.user_id, 0)
         .await
         .map_err(budget_refusal)?;
-    let images = &state.images;
-    let (id, mut upload) = images.start_upload(caller.user_id).await?;
+    let (id, mut upload) = state.images.start_upload(caller.user_id).await?;
     let mut parts = Parts::default();
     read_parts(form, &mut upload, &mut parts).await?;
     if !parts.has_file {
         return Err(invalid("the file part is missing"));
     }
+    // The rest runs on its own task, which a client gone now (or the idle
+    // watchdog closing its connection) cannot cancel between the object's
+    // completion and its row: that left an original no row names.
+    let state = state.clone();
+    let settling = tokio::spawn(async move {
+        let _slot = slot;
+        settle(&state, caller.user_id, id, upload, parts).await
+    });
+    settling
+        .await
+        .map_err(|e| Error::Internal(anyhow::anyhow!("an upload's settling stopped: {e}")))?
+}
+
+/// Completes the stored original, checks the owner's budget with its size,
+/// and records it.
+async fn settle(
+    state: &AppState,
+    owner: uuid::Uuid,
+    id: uuid::Uuid,
+    upload: Upload,
+    parts: Parts,
+) -> Result<Response, HttpError> {
     let accepted = upload.finish().await.map_err(rejected)?;
-    if let Err(e) = owner_budget(state, caller.user_id, accepted.size).await {
+    if let Err(e) = owner_budget(state, owner, accepted.size).await {
         state.store.delete(&accepted.key).await?;
         return Err(budget_refusal(e));
     }
-    let dto = images
-        .ingest(caller.user_id, id, accepted, parts.meta, parts.album_id)
+    let dto = state
+        .images
+        .ingest(owner, id, accepted, parts.meta, parts.album_id)
         .await?;
     Ok((StatusCode::CREATED, Json(dto)).into_response())
 }

@@ -192,16 +192,3 @@ impl Upload {
         })
     }
 }
-
-impl Drop for Upload {
-    /// A rejected or abandoned upload leaves no partial object behind.
-    fn drop(&mut self) {
-        if let Some(writer) = self.writer.take() {
-            if let Ok(rt) = tokio::runtime::Handle::try_current() {
-                rt.spawn(async move {
-                    writer.abort().await;
-                });
-            }
-        }
-    }
-}

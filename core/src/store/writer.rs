@@ -4,6 +4,8 @@
 //! (its last one included) without aborting the upload, and dropping an S3
 //! upload does not abort it either: the parts already sent would stay in
 //! the bucket, billed and invisible, until a lifecycle rule removed them.
+//! So this writer aborts on a failed part or completion, and when it is
+//! dropped unfinished (a request cancelled mid-write).
 
 use crate::Result;
 use object_store::{MultipartUpload, PutPayloadMut};
@@ -14,7 +16,8 @@ const PART: usize = 5 * 1024 * 1024;
 
 #[derive(Debug)]
 pub struct ObjectWriter {
-    upload: Box<dyn MultipartUpload>,
+    /// `None` once completed or aborted.
+    upload: Option<Box<dyn MultipartUpload>>,
     buffer: PutPayloadMut,
     parts: JoinSet<object_store::Result<()>>,
 }
@@ -22,7 +25,7 @@ pub struct ObjectWriter {
 impl ObjectWriter {
     pub(super) fn new(upload: Box<dyn MultipartUpload>) -> ObjectWriter {
         ObjectWriter {
-            upload,
+            upload: Some(upload),
             buffer: PutPayloadMut::new(),
             parts: JoinSet::new(),
         }
@@ -43,13 +46,17 @@ impl ObjectWriter {
 
     fn send_buffer(&mut self) {
         let part = std::mem::take(&mut self.buffer).freeze();
-        self.parts.spawn(self.upload.put_part(part));
+        if let Some(upload) = self.upload.as_mut() {
+            self.parts.spawn(upload.put_part(part));
+        }
     }
 
-    /// Waits until at most `max` parts are in flight: the bound on what one
-    /// upload holds in memory. A failed part fails the write.
+    /// Waits until fewer than `max` parts are in flight (none for 0), as
+    /// `WriteMultipart` does: with a write between two waits, at most `max`
+    /// parts of one upload are held in memory. A failed part fails the
+    /// write.
     pub async fn wait_for_capacity(&mut self, max: usize) -> Result<()> {
-        while self.parts.len() > max {
+        while !self.parts.is_empty() && self.parts.len() >= max {
             if let Some(done) = self.parts.join_next().await {
                 done.map_err(|e| anyhow::anyhow!("a part's upload stopped: {e}"))??;
             }
@@ -64,24 +71,50 @@ impl ObjectWriter {
             self.send_buffer();
         }
         let done = match self.wait_for_capacity(0).await {
-            Ok(()) => self.upload.complete().await.map_err(Into::into),
+            Ok(()) => self.complete().await,
             Err(e) => Err(e),
         };
-        match done {
-            Ok(_) => Ok(()),
-            Err(e) => {
-                self.abort().await;
-                Err(e)
-            }
+        if done.is_err() {
+            self.abort().await;
         }
+        done
+    }
+
+    async fn complete(&mut self) -> Result<()> {
+        let Some(upload) = self.upload.as_mut() else {
+            return Err(anyhow::anyhow!("the upload was already aborted").into());
+        };
+        upload.complete().await?;
+        self.upload = None;
+        Ok(())
     }
 
     /// Stops the parts in flight and removes what was sent. Best effort: a
     /// failure here is logged, as the write has already failed.
     pub async fn abort(mut self) {
         self.parts.shutdown().await;
-        if let Err(e) = self.upload.abort().await {
-            tracing::warn!(error = %e, "aborting a failed upload");
+        if let Some(mut upload) = self.upload.take() {
+            if let Err(e) = upload.abort().await {
+                tracing::warn!(error = %e, "aborting a failed upload");
+            }
+        }
+    }
+}
+
+impl Drop for ObjectWriter {
+    /// Dropped unfinished (its request cancelled, even inside `finish`):
+    /// the parts in flight stop with the `JoinSet`, and the abort runs on
+    /// its own task.
+    fn drop(&mut self) {
+        let Some(mut upload) = self.upload.take() else {
+            return;
+        };
+        if let Ok(rt) = tokio::runtime::Handle::try_current() {
+            rt.spawn(async move {
+                if let Err(e) = upload.abort().await {
+                    tracing::warn!(error = %e, "aborting an abandoned upload");
+                }
+            });
         }
     }
 }

@@ -11,6 +11,8 @@ struct Flaky {
     fail_part: usize,
     sent: usize,
     complete_fails: bool,
+    /// Parts never finish (S3 gone quiet).
+    stall: bool,
     seen: Arc<Seen>,
 }
 
@@ -27,6 +29,9 @@ impl MultipartUpload for Flaky {
         self.sent += 1;
         let fails = self.sent == self.fail_part;
         let seen = self.seen.clone();
+        if self.stall {
+            return Box::pin(std::future::pending());
+        }
         Box::pin(async move {
             assert!(data.content_length() > 0);
             seen.parts.fetch_add(1, Ordering::SeqCst);
@@ -67,6 +72,7 @@ async fn write(fail_part: usize, complete_fails: bool, len: usize) -> (Result<()
         fail_part,
         sent: 0,
         complete_fails,
+        stall: false,
         seen: seen.clone(),
     }));
     let chunk = vec![7u8; 64 * 1024];
@@ -115,5 +121,56 @@ async fn a_sound_write_sends_whole_parts_and_completes() {
     assert!(done.is_ok());
     assert_eq!(seen.parts.load(Ordering::SeqCst), 3);
     assert_eq!(seen.completed.load(Ordering::SeqCst), 1);
+    assert_eq!(seen.aborted.load(Ordering::SeqCst), 0);
+}
+
+/// Waits, with a deadline, for the abort a drop spawned.
+async fn aborted(seen: &Seen) -> usize {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while seen.aborted.load(Ordering::SeqCst) == 0 && std::time::Instant::now() < deadline {
+        tokio::task::yield_now().await;
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    seen.aborted.load(Ordering::SeqCst)
+}
+
+fn flaky(stall: bool, seen: &Arc<Seen>) -> ObjectWriter {
+    ObjectWriter::new(Box::new(Flaky {
+        fail_part: 0,
+        sent: 0,
+        complete_fails: false,
+        stall,
+        seen: seen.clone(),
+    }))
+}
+
+#[tokio::test]
+async fn a_writer_dropped_unfinished_aborts_its_upload() {
+    let seen = Arc::new(Seen::default());
+    let mut w = flaky(false, &seen);
+    w.write(&vec![1u8; 6 << 20]);
+    drop(w);
+    assert_eq!(aborted(&seen).await, 1);
+    assert_eq!(seen.completed.load(Ordering::SeqCst), 0);
+}
+
+/// A request cancelled while `finish` waits for its last part (the client
+/// gone, or the server's idle watchdog) still aborts the upload.
+#[tokio::test]
+async fn a_finish_cancelled_midway_aborts_its_upload() {
+    let seen = Arc::new(Seen::default());
+    let mut w = flaky(true, &seen);
+    w.write(&vec![1u8; 6 << 20]);
+    let cut = tokio::time::timeout(std::time::Duration::from_millis(50), w.finish()).await;
+    assert!(cut.is_err(), "finish should still be waiting");
+    assert_eq!(aborted(&seen).await, 1);
+    assert_eq!(seen.completed.load(Ordering::SeqCst), 0);
+}
+
+#[tokio::test]
+async fn a_finished_writer_aborts_nothing_when_dropped() {
+    let (done, seen) = write(0, false, 1 << 20).await;
+    assert!(done.is_ok());
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     assert_eq!(seen.aborted.load(Ordering::SeqCst), 0);
 }

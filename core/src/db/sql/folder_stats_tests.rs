@@ -305,22 +305,36 @@ async fn a_deletion_returns_the_files_its_rows_named_when_they_went() {
 /// request with an internal error.
 #[tokio::test]
 async fn writes_to_a_photo_deleted_meanwhile_find_it_gone() {
+    use crate::db::jobs::{JobRepo, NewJob};
     use crate::db::{DetailsRepo, OutboxRepo, RenderRepo};
     use crate::domain::crop::CropSpec;
     let repo = repo().await;
     let (owner, x) = owner_with_folder(&repo).await;
     let mut spec = crate::domain::crop::default_presets().remove(0);
     spec.code = "mine".to_owned();
-    let writes = |repo: super::SqlRepo, id: uuid::Uuid, spec: CropSpec| async move {
+    let kept = photo(3, owner, x.id);
+    repo.insert_image(&kept, &[]).await.unwrap();
+    let writes = move |repo: super::SqlRepo, id: uuid::Uuid, spec: CropSpec| async move {
         let focus = repo.set_focus(id, None, &["thumb".to_owned()]).await;
         let crop = repo.add_custom_crop(id, &spec, 5, 1).await;
-        let queued = repo.outbox_add(&[id], 1).await;
-        (focus, crop.map(|_| ()), queued)
+        let both = [id, kept.id];
+        let job = NewJob {
+            owner,
+            album: x.id,
+            kind: "crop_rule",
+            images: &both,
+            now: 1,
+        };
+        let job = repo.insert_job(&job).await;
+        let queued = repo.outbox_add(&both, 1).await;
+        (focus, crop.map(|_| ()), job, queued)
     };
     let p = photo(2, owner, x.id);
     repo.insert_image(&p, &[]).await.unwrap();
+    let emptied = sqlx::query("DELETE FROM render_outbox");
+    emptied.execute(&repo.pool).await.unwrap();
     let deleting = sqlx::query("DELETE FROM images WHERE id = $1").bind(p.id.to_string());
-    let (focus, crop, queued) = if repo.engine() == Engine::Postgres {
+    let (focus, crop, job, queued) = if repo.engine() == Engine::Postgres {
         let mut deletion = repo.pool.begin().await.unwrap();
         deleting.execute(&mut *deletion).await.unwrap();
         let racing = tokio::spawn(writes(repo.clone(), p.id, spec.clone()));
@@ -333,7 +347,19 @@ async fn writes_to_a_photo_deleted_meanwhile_find_it_gone() {
     };
     assert!(matches!(focus, Err(crate::Error::NotFound)), "{focus:?}");
     assert!(matches!(crop, Err(crate::Error::NotFound)), "{crop:?}");
+    let job = repo.job_counts(owner, job.unwrap()).await.unwrap().unwrap();
+    assert_eq!(
+        (job.total, job.queued),
+        (1, 1),
+        "the deleted photo is left out"
+    );
     queued.unwrap();
-    assert_eq!(repo.outbox_len().await.unwrap(), 0);
+    let waiting = repo.outbox_batch(10).await.unwrap();
+    let waiting: Vec<_> = waiting.iter().map(|row| row.image_id).collect();
+    assert_eq!(
+        waiting,
+        vec![kept.id],
+        "only the photo still there is queued"
+    );
     drop_database(repo).await;
 }

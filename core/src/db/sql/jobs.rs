@@ -1,6 +1,6 @@
 //! `JobRepo` over SQL.
 
-use super::{bind_ids, placeholders, SqlRepo};
+use super::{bind_ids, placeholders, retry_deadlocks, Engine, SqlRepo};
 use crate::db::jobs::{JobRepo, NewJob};
 use crate::domain::jobs::{ItemState, JobCounts};
 use crate::Result;
@@ -10,32 +10,56 @@ use uuid::Uuid;
 
 #[async_trait]
 impl JobRepo for SqlRepo {
+    /// The job's photos are those still there: each is held (`FOR KEY
+    /// SHARE` on PostgreSQL) as it is read, so a deletion under way is
+    /// waited for and its photo left out, where the foreign key's check
+    /// failed the whole folder-wide change. The job counts what it holds.
     async fn insert_job(&self, job: &NewJob<'_>) -> Result<i64> {
-        let mut tx = self.pool.begin().await?;
-        let row = sqlx::query(
-            "INSERT INTO render_jobs (owner_id, album_id, reason, image_count, created_at) \
-             VALUES ($1, $2, $3, $4, $5) RETURNING id",
-        )
-        .bind(job.owner.to_string())
-        .bind(job.album.to_string())
-        .bind(job.kind)
-        .bind(job.images.len() as i64)
-        .bind(job.now)
-        .fetch_one(&mut *tx)
-        .await?;
-        let id: i64 = row.try_get("id")?;
-        // A folder's photos in a few statements, not one per photo. The job
-        // id is a number the database just gave, so it goes in as text.
-        for chunk in job.images.chunks(1000) {
-            let q = format!(
-                "INSERT INTO render_job_items (job_id, image_id, state) \
-                 SELECT {id}, id, 'queued' FROM images WHERE id IN ({})",
-                placeholders(chunk.len())
-            );
-            bind_ids(sqlx::query(&q), chunk).execute(&mut *tx).await?;
-        }
-        tx.commit().await?;
-        Ok(id)
+        let hold = match self.engine {
+            Engine::Postgres => " FOR KEY SHARE",
+            // The first insert took SQLite's write lock.
+            Engine::Sqlite => "",
+        };
+        retry_deadlocks(move || async move {
+            let mut tx = self.pool.begin().await?;
+            let row = sqlx::query(
+                "INSERT INTO render_jobs (owner_id, album_id, reason, image_count, created_at) \
+                 VALUES ($1, $2, $3, $4, $5) RETURNING id",
+            )
+            .bind(job.owner.to_string())
+            .bind(job.album.to_string())
+            .bind(job.kind)
+            .bind(job.images.len() as i64)
+            .bind(job.now)
+            .fetch_one(&mut *tx)
+            .await?;
+            let id: i64 = row.try_get("id")?;
+            // A folder's photos in a few statements, not one per photo. The
+            // job id is a number the database just gave, so it goes in as
+            // text.
+            let mut held = 0;
+            for chunk in job.images.chunks(1000) {
+                let q = format!(
+                    "INSERT INTO render_job_items (job_id, image_id, state) \
+                     SELECT {id}, id, 'queued' FROM images WHERE id IN ({}){hold}",
+                    placeholders(chunk.len())
+                );
+                held += bind_ids(sqlx::query(&q), chunk)
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected();
+            }
+            if held != job.images.len() as u64 {
+                sqlx::query("UPDATE render_jobs SET image_count = $1 WHERE id = $2")
+                    .bind(held as i64)
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            tx.commit().await?;
+            Ok(id)
+        })
+        .await
     }
 
     async fn job_counts(&self, owner: Uuid, id: i64) -> Result<Option<JobCounts>> {
