@@ -165,6 +165,25 @@ async fn http2_clients_get_the_same_bytes() {
         assert!(stored(&srv, &body), "{} over HTTP/2", r["crop"]);
         let (_, h1, _) = srv.fetch(path(url)).await;
         assert_eq!(h1, body, "{} over HTTP/1.1", r["crop"]);
+        // A 304 carries no length but the 200's (RFC 9110, 8.6).
+        let etag = srv.http().head(url).send().await.unwrap().headers()["etag"].clone();
+        for client in [&h2, srv.http()] {
+            let resp = client
+                .get(url)
+                .header("if-none-match", &etag)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(resp.status().as_u16(), 304, "{:?}", resp.version());
+            if let Some(len) = resp.headers().get("content-length") {
+                assert_eq!(
+                    len.to_str().unwrap(),
+                    body.len().to_string(),
+                    "{:?}",
+                    resp.version()
+                );
+            }
+        }
     }
 }
 

@@ -255,6 +255,11 @@ async fn answer(
         }
     }
     if none_match(headers, &etag) {
+        // The length of the 200 it stands for (RFC 9110, 8.6): otherwise
+        // the router's zero would go out over HTTP/2, and a cache could
+        // take it for the stored response's length. Over HTTP/1.1 hyper
+        // leaves a bodiless 304's length out.
+        head.insert(header::CONTENT_LENGTH, HeaderValue::from(size));
         return Ok((StatusCode::NOT_MODIFIED, head).into_response());
     }
     let asked_range = headers
