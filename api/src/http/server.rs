@@ -92,6 +92,9 @@ pub async fn run(
     }
     drop(listener);
     graceful.shutdown().await;
+    // Uploads settling after their clients left, and aborts of abandoned
+    // ones, within Kubernetes' default grace of 30 s.
+    state.store.drain(Duration::from_secs(20)).await;
     Ok(())
 }
 

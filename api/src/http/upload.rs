@@ -128,8 +128,9 @@ async fn receive(
     // The rest runs on its own task, which a client gone now (or the idle
     // watchdog closing its connection) cannot cancel between the object's
     // completion and its row: that left an original no row names.
+    // Tracked by the store, so shutdown waits for it too.
     let state = state.clone();
-    let settling = tokio::spawn(async move {
+    let settling = state.store.clone().spawn_tracked(async move {
         let _slot = slot;
         settle(&state, caller.user_id, id, upload, parts).await
     });

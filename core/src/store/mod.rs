@@ -17,6 +17,7 @@ use object_store::prefix::PrefixStore;
 use object_store::ObjectStore;
 use std::path::PathBuf;
 use std::sync::Arc;
+use tokio_util::task::TaskTracker;
 
 #[derive(Debug, Clone)]
 enum Kind {
@@ -29,6 +30,10 @@ enum Kind {
 pub struct BlobStore {
     inner: Arc<dyn ObjectStore>,
     kind: Kind,
+    /// Writes and aborts no request may cancel, which shutdown waits for
+    /// (`drain`): an upload settling after its client left, an abandoned
+    /// upload's abort.
+    tasks: TaskTracker,
 }
 
 /// `AmazonS3Builder::from_env` over `vars`, minus empty values: an empty
@@ -63,11 +68,13 @@ impl BlobStore {
             Ok(BlobStore {
                 inner: fs.clone(),
                 kind: Kind::Local(root, fs, Arc::default()),
+                tasks: TaskTracker::new(),
             })
         } else if url == "memory://" {
             Ok(BlobStore {
                 inner: Arc::new(InMemory::new()),
                 kind: Kind::Memory,
+                tasks: TaskTracker::new(),
             })
         } else {
             bail!(
@@ -94,6 +101,7 @@ impl BlobStore {
         Ok(BlobStore {
             inner,
             kind: Kind::S3,
+            tasks: TaskTracker::new(),
         })
     }
 
@@ -173,7 +181,30 @@ impl BlobStore {
     /// Starts a streamed multipart write of `key`.
     pub async fn writer(&self, key: &str) -> Result<ObjectWriter> {
         let upload = self.inner.put_multipart(&Path::from(key)).await?;
-        Ok(ObjectWriter::new(upload))
+        Ok(ObjectWriter::new(upload, self.tasks.clone()))
+    }
+
+    /// Runs `work` on a task of its own, which shutdown waits for.
+    pub fn spawn_tracked<F>(&self, work: F) -> tokio::task::JoinHandle<F::Output>
+    where
+        F: std::future::Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        self.tasks.spawn(work)
+    }
+
+    /// At shutdown: waits, at most `within`, for the tracked tasks.
+    pub async fn drain(&self, within: std::time::Duration) {
+        self.tasks.close();
+        if tokio::time::timeout(within, self.tasks.wait())
+            .await
+            .is_err()
+        {
+            tracing::warn!(
+                left = self.tasks.len(),
+                "stopping with blob writes unfinished"
+            );
+        }
     }
 
     /// Whether the store can be reached: the folder exists and is a folder,

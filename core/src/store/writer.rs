@@ -10,6 +10,7 @@
 use crate::Result;
 use object_store::{MultipartUpload, PutPayloadMut};
 use tokio::task::JoinSet;
+use tokio_util::task::TaskTracker;
 
 /// Part size: S3's minimum for every part but the last.
 const PART: usize = 5 * 1024 * 1024;
@@ -20,14 +21,17 @@ pub struct ObjectWriter {
     upload: Option<Box<dyn MultipartUpload>>,
     buffer: PutPayloadMut,
     parts: JoinSet<object_store::Result<()>>,
+    /// The store's: an abort spawned on drop is waited for at shutdown.
+    tasks: TaskTracker,
 }
 
 impl ObjectWriter {
-    pub(super) fn new(upload: Box<dyn MultipartUpload>) -> ObjectWriter {
+    pub(super) fn new(upload: Box<dyn MultipartUpload>, tasks: TaskTracker) -> ObjectWriter {
         ObjectWriter {
             upload: Some(upload),
             buffer: PutPayloadMut::new(),
             parts: JoinSet::new(),
+            tasks,
         }
     }
 
@@ -110,11 +114,12 @@ impl Drop for ObjectWriter {
             return;
         };
         if let Ok(rt) = tokio::runtime::Handle::try_current() {
-            rt.spawn(async move {
+            let abort = async move {
                 if let Err(e) = upload.abort().await {
                     tracing::warn!(error = %e, "aborting an abandoned upload");
                 }
-            });
+            };
+            self.tasks.spawn_on(abort, &rt);
         }
     }
 }

@@ -68,13 +68,16 @@ impl MultipartUpload for Flaky {
 /// Writes `len` bytes in 64 KiB chunks, as an upload streams them.
 async fn write(fail_part: usize, complete_fails: bool, len: usize) -> (Result<()>, Arc<Seen>) {
     let seen = Arc::new(Seen::default());
-    let mut w = ObjectWriter::new(Box::new(Flaky {
-        fail_part,
-        sent: 0,
-        complete_fails,
-        stall: false,
-        seen: seen.clone(),
-    }));
+    let mut w = ObjectWriter::new(
+        Box::new(Flaky {
+            fail_part,
+            sent: 0,
+            complete_fails,
+            stall: false,
+            seen: seen.clone(),
+        }),
+        TaskTracker::new(),
+    );
     let chunk = vec![7u8; 64 * 1024];
     let mut left = len;
     while left > 0 {
@@ -135,13 +138,16 @@ async fn aborted(seen: &Seen) -> usize {
 }
 
 fn flaky(stall: bool, seen: &Arc<Seen>) -> ObjectWriter {
-    ObjectWriter::new(Box::new(Flaky {
-        fail_part: 0,
-        sent: 0,
-        complete_fails: false,
-        stall,
-        seen: seen.clone(),
-    }))
+    ObjectWriter::new(
+        Box::new(Flaky {
+            fail_part: 0,
+            sent: 0,
+            complete_fails: false,
+            stall,
+            seen: seen.clone(),
+        }),
+        TaskTracker::new(),
+    )
 }
 
 #[tokio::test]
