@@ -250,3 +250,86 @@ async fn cluster_an_object_store_refusing_writes_leaves_no_orphan() {
     let originals = s3.keys("refusing/originals/").await;
     assert_eq!(originals.len(), 2, "{originals:?}");
 }
+
+/// An upload whose client left once its body was in, still waiting for its
+/// row when the API gets SIGTERM (a rolling deploy): shutdown waits for it,
+/// so the photo is recorded and its original is named by its row. Before,
+/// the process exited at once and left an original no row names.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cluster_an_upload_settling_at_shutdown_is_recorded() {
+    use sqlx::Connection;
+    use tokio::io::AsyncWriteExt;
+    let db = PgDatabase::create_on(&pg_base());
+    let mut srv = Server::spawn(
+        "lightbox-api",
+        TempDir::new(),
+        &[("DATABASE_URL", &db.url())],
+        None,
+    );
+    let t = srv.admin_token().await;
+    srv.photo(&t, 640, 480, "before").await;
+    // The folders held, so the next upload's row waits.
+    let mut holder = sqlx::PgConnection::connect(&db.url()).await.unwrap();
+    sqlx::query("BEGIN").execute(&mut holder).await.unwrap();
+    let hold = sqlx::query("SELECT id FROM albums FOR UPDATE");
+    hold.execute(&mut holder).await.unwrap();
+    let file = synthetic_jpeg(800, 600, 7);
+    let b = "lightboxboundary";
+    let mut body = format!(
+        "--{b}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"x.jpg\"\r\n\
+         Content-Type: image/jpeg\r\n\r\n"
+    )
+    .into_bytes();
+    body.extend_from_slice(&file);
+    body.extend_from_slice(format!("\r\n--{b}--\r\n").as_bytes());
+    let head = format!(
+        "POST /api/v1/images HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {t}\r\n\
+         Content-Type: multipart/form-data; boundary={b}\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    let addr = srv.url.trim_start_matches("http://").to_owned();
+    let mut client = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    client.write_all(head.as_bytes()).await.unwrap();
+    client.write_all(&body).await.unwrap();
+    let watcher = sqlx::PgPool::connect(&db.url()).await.unwrap();
+    lightbox_e2e::eventually(DEADLINE, "the upload waiting for its row", || {
+        let watcher = watcher.clone();
+        async move {
+            let waiting: i64 = sqlx::query_scalar(
+                "SELECT COUNT(*) FROM pg_stat_activity \
+                 WHERE datname = current_database() AND wait_event_type = 'Lock'",
+            )
+            .fetch_one(&watcher)
+            .await
+            .unwrap();
+            (waiting > 0).then_some(())
+        }
+    })
+    .await;
+    // The client leaves, and the API is told to stop.
+    drop(client);
+    let url = srv.url.clone();
+    let terminating = std::thread::spawn(move || {
+        let status = srv.terminate();
+        (srv, status)
+    });
+    // Listening stops at once; the process then drains.
+    lightbox_e2e::eventually(DEADLINE, "the listener closed", || {
+        let probe = reqwest::get(format!("{url}/healthz"));
+        async move { probe.await.is_err().then_some(()) }
+    })
+    .await;
+    sqlx::query("COMMIT").execute(&mut holder).await.unwrap();
+    let (srv, status) = terminating.join().unwrap();
+    assert!(status.success(), "{status:?}\n{}", srv.logs());
+    let rows: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM images")
+        .fetch_one(&watcher)
+        .await
+        .unwrap();
+    let originals = srv
+        .blobs()
+        .iter()
+        .filter(|p| p.to_string_lossy().contains("originals"))
+        .count();
+    assert_eq!((rows, originals), (2, 2), "{}", srv.logs());
+}
