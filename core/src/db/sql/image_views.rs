@@ -14,8 +14,8 @@
 
 use super::details::parsed;
 use super::image_rows::{ImageCols, IMAGE_COLS, IMAGE_FIELDS};
-use super::renders::{in_code_order, RenderCols, Specs};
-use super::{bind_all, bind_pg, unreadable, uuid_of, SqlRepo, Val};
+use super::renders::{in_code_order, RenderCols, Specs, RENDER_COLS};
+use super::{bind_all, unreadable, uuid_of, SqlRepo, Val};
 use crate::db::ImageView;
 use crate::domain::crop::CropSpec;
 use crate::domain::details::Details;
@@ -55,12 +55,9 @@ async fn assembled(pg: &PgPool, filter: &str, vals: Vec<Val>) -> Result<Vec<Imag
            (SELECT f.reason FROM image_failures f WHERE f.image_id = images.id) END AS failure_reason \
          FROM images LEFT JOIN image_details d ON d.image_id = images.id {filter}"
     );
-    let rows = bind_pg(sqlx::query(&q), vals).fetch_all(pg).await?;
+    let rows = bind_all(sqlx::query(&q), vals).fetch_all(pg).await?;
     let mut views = rows.iter().map(photo_view).collect::<Result<Vec<_>>>()?;
-    let ids: Vec<String> = rows
-        .iter()
-        .map(|r| r.try_get("id"))
-        .collect::<Result<_, _>>()?;
+    let ids: Vec<String> = views.iter().map(|v| v.image.id.to_string()).collect();
     let mut renders = grouped(renders_of(pg, &ids).await?);
     for view in &mut views {
         view.renders = renders.remove(&view.image.id).unwrap_or_default();
@@ -70,13 +67,8 @@ async fn assembled(pg: &PgPool, filter: &str, vals: Vec<Val>) -> Result<Vec<Imag
 
 /// The renders of the photos `ids`, each photo's in code order.
 async fn renders_of(pg: &PgPool, ids: &[String]) -> Result<Vec<(Uuid, Render)>> {
-    let rows = sqlx::query(
-        "SELECT image_id, code, spec, version, produced_version, width, height, size_bytes, \
-         blob_key FROM renders WHERE image_id = ANY($1)",
-    )
-    .bind(ids)
-    .fetch_all(pg)
-    .await?;
+    let q = format!("SELECT {RENDER_COLS} FROM renders WHERE image_id = ANY($1)");
+    let rows = sqlx::query(&q).bind(ids).fetch_all(pg).await?;
     let mut specs = Specs::default();
     let renders = rows
         .iter()

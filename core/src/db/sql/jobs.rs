@@ -1,6 +1,6 @@
 //! `JobRepo` over SQL.
 
-use super::{bind_ids, placeholders, retry_deadlocks, Engine, SqlRepo};
+use super::{bind_ids, key_share, placeholders, retry_deadlocks, SqlRepo};
 use crate::db::jobs::{JobRepo, NewJob};
 use crate::domain::jobs::{ItemState, JobCounts};
 use crate::Result;
@@ -15,11 +15,7 @@ impl JobRepo for SqlRepo {
     /// waited for and its photo left out, where the foreign key's check
     /// failed the whole folder-wide change. The job counts what it holds.
     async fn insert_job(&self, job: &NewJob<'_>) -> Result<i64> {
-        let hold = match self.engine {
-            Engine::Postgres => " FOR KEY SHARE",
-            // The first insert took SQLite's write lock.
-            Engine::Sqlite => "",
-        };
+        let hold = key_share(self.engine);
         retry_deadlocks(move || async move {
             let mut tx = self.pool.begin().await?;
             let row = sqlx::query(

@@ -21,8 +21,8 @@ use crate::Error;
 use anyhow::Context;
 use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::migrate::Migrator;
-use sqlx::postgres::{PgArguments, PgPoolOptions};
-use sqlx::{AnyPool, Executor, PgPool, Postgres, Row};
+use sqlx::postgres::PgPoolOptions;
+use sqlx::{AnyPool, Executor, PgPool, Row};
 use std::time::Duration;
 
 static SQLITE: Migrator = sqlx::migrate!("./migrations/sqlite");
@@ -197,10 +197,16 @@ enum Val {
     Text(String),
 }
 
-fn bind_all<'q>(
-    mut q: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>>,
+/// Binds `vals` in order, through either driver (`Any`, or the typed pool's
+/// `Postgres`).
+fn bind_all<'q, DB: sqlx::Database>(
+    mut q: sqlx::query::Query<'q, DB, <DB as sqlx::Database>::Arguments<'q>>,
     vals: Vec<Val>,
-) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>> {
+) -> sqlx::query::Query<'q, DB, <DB as sqlx::Database>::Arguments<'q>>
+where
+    i64: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    String: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+{
     for v in vals {
         q = match v {
             Val::Int(n) => q.bind(n),
@@ -210,18 +216,15 @@ fn bind_all<'q>(
     q
 }
 
-/// `bind_all` for the typed PostgreSQL pool.
-fn bind_pg<'q>(
-    mut q: sqlx::query::Query<'q, Postgres, PgArguments>,
-    vals: Vec<Val>,
-) -> sqlx::query::Query<'q, Postgres, PgArguments> {
-    for v in vals {
-        q = match v {
-            Val::Int(n) => q.bind(n),
-            Val::Text(s) => q.bind(s),
-        };
+/// A row lock for a subquery that checks a row is there: `FOR KEY SHARE`
+/// on PostgreSQL, so a deletion under way is waited for and the row then
+/// found gone; nothing on SQLite, whose writing statement already holds the
+/// database's write lock when it reads.
+fn key_share(engine: Engine) -> &'static str {
+    match engine {
+        Engine::Postgres => " FOR KEY SHARE",
+        Engine::Sqlite => "",
     }
-    q
 }
 
 impl SqlRepo {

@@ -14,11 +14,7 @@ pub(super) async fn add(
     image_id: Uuid,
     now: i64,
 ) -> Result<()> {
-    let hold = match engine {
-        Engine::Postgres => " FOR KEY SHARE",
-        // The insert takes SQLite's write lock before it reads.
-        Engine::Sqlite => "",
-    };
+    let hold = key_share(engine);
     sqlx::query(&format!(
         "INSERT INTO render_outbox (image_id, ticket, queued_at) SELECT $1, $2, $3 \
          WHERE EXISTS (SELECT 1 FROM images WHERE id = $1{hold}) \

@@ -10,7 +10,7 @@ use sqlx::any::AnyRow;
 use sqlx::{Executor, FromRow, Row};
 use uuid::Uuid;
 
-const RENDER_COLS: &str =
+pub(super) const RENDER_COLS: &str =
     "image_id, code, spec, version, produced_version, width, height, size_bytes, blob_key";
 
 /// A render's columns but its image's id, read from a row by name or, in
