@@ -65,19 +65,22 @@ impl MultipartUpload for Flaky {
     }
 }
 
+/// A writer over a `Flaky` upload reporting to `seen`.
+fn writer(fail_part: usize, complete_fails: bool, stall: bool, seen: &Arc<Seen>) -> ObjectWriter {
+    let upload = Flaky {
+        fail_part,
+        sent: 0,
+        complete_fails,
+        stall,
+        seen: seen.clone(),
+    };
+    ObjectWriter::new(Box::new(upload), TaskTracker::new())
+}
+
 /// Writes `len` bytes in 64 KiB chunks, as an upload streams them.
 async fn write(fail_part: usize, complete_fails: bool, len: usize) -> (Result<()>, Arc<Seen>) {
     let seen = Arc::new(Seen::default());
-    let mut w = ObjectWriter::new(
-        Box::new(Flaky {
-            fail_part,
-            sent: 0,
-            complete_fails,
-            stall: false,
-            seen: seen.clone(),
-        }),
-        TaskTracker::new(),
-    );
+    let mut w = writer(fail_part, complete_fails, false, &seen);
     let chunk = vec![7u8; 64 * 1024];
     let mut left = len;
     while left > 0 {
@@ -137,23 +140,10 @@ async fn aborted(seen: &Seen) -> usize {
     seen.aborted.load(Ordering::SeqCst)
 }
 
-fn flaky(stall: bool, seen: &Arc<Seen>) -> ObjectWriter {
-    ObjectWriter::new(
-        Box::new(Flaky {
-            fail_part: 0,
-            sent: 0,
-            complete_fails: false,
-            stall,
-            seen: seen.clone(),
-        }),
-        TaskTracker::new(),
-    )
-}
-
 #[tokio::test]
 async fn a_writer_dropped_unfinished_aborts_its_upload() {
     let seen = Arc::new(Seen::default());
-    let mut w = flaky(false, &seen);
+    let mut w = writer(0, false, false, &seen);
     w.write(&vec![1u8; 6 << 20]);
     drop(w);
     assert_eq!(aborted(&seen).await, 1);
@@ -165,7 +155,7 @@ async fn a_writer_dropped_unfinished_aborts_its_upload() {
 #[tokio::test]
 async fn a_finish_cancelled_midway_aborts_its_upload() {
     let seen = Arc::new(Seen::default());
-    let mut w = flaky(true, &seen);
+    let mut w = writer(0, false, true, &seen);
     w.write(&vec![1u8; 6 << 20]);
     let cut = tokio::time::timeout(std::time::Duration::from_millis(50), w.finish()).await;
     assert!(cut.is_err(), "finish should still be waiting");
