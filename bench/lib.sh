@@ -22,7 +22,7 @@ launch() {
     # Metrics on a free port too: several processes share the loopback.
     env LIGHTBOX_LISTEN=127.0.0.1:0 LIGHTBOX_METRICS_LISTEN=127.0.0.1:0 \
         LIGHTBOX_DATA_DIR="$work/$name" "$@" \
-        "target/debug/$binary" >"$work/$name.out" 2>"$work/$name.log" &
+        "target/${PROFILE:-debug}/$binary" >"$work/$name.out" 2>"$work/$name.log" &
     pid=$!
     pids+=("$pid")
     for _ in $(seq 600); do

@@ -20,12 +20,16 @@ if ! python3 -c 'import pyvips' 2>/dev/null || ! command -v vipsthumbnail >/dev/
     python3 -c 'import pyvips' 2>/dev/null || python3 -m pip install -q pyvips
 fi
 source bench/lib.sh
-cargo build -q -p lightbox-bench --bin render-bench
-cargo build -q -p lightbox-api
+# PROFILE=release measures what the Dockerfile ships (thin LTO, no
+# overflow checks); the default is the debug build the tests use.
+export PROFILE="${PROFILE:-debug}"
+# The whole workspace, as the other scripts and the tests build it: with
+# `-p` cargo unifies features differently and rebuilds half the tree.
+cargo build -q --profile "${PROFILE/debug/dev}" --workspace --bins
 
-echo "# $(date -u +%F) $(nproc) cores; ${#files[@]} images x $ROUNDS rounds, $PARALLEL at a time; $(vips --version)"
+echo "# $(date -u +%F) $(nproc) cores, $PROFILE build; ${#files[@]} images x $ROUNDS rounds, $PARALLEL at a time; $(vips --version)"
 for pass in $(seq "${PASSES:-2}"); do
-    ./target/debug/render-bench "${files[@]}"
+    "./target/$PROFILE/render-bench" "${files[@]}"
     python3 bench/vips_render.py "${files[@]}"
     launch "api$pass" lightbox-api
     python3 bench/render_api.py --url "$url" --pid "$pid" --email "$LIGHTBOX_ADMIN_EMAIL" \

@@ -62,9 +62,20 @@ impl Renderer {
             .collect())
     }
 
-    /// Runs the job for one image. A deleted image is nothing to do; an
-    /// original that cannot be decoded marks the image `failed`.
+    /// Runs the job for one image. A deleted image is nothing to do, also
+    /// when it goes while the job runs (its rows refuse the job's writes
+    /// then: retrying would only find it gone); an original that cannot be
+    /// decoded marks the image `failed`.
     pub async fn process(&self, image_id: Uuid) -> Result<()> {
+        let result = self.run(image_id).await;
+        if result.is_err() && matches!(self.repo.image(None, image_id).await, Ok(None)) {
+            tracing::info!(%image_id, "the photo was deleted while it rendered");
+            return Ok(());
+        }
+        result
+    }
+
+    async fn run(&self, image_id: Uuid) -> Result<()> {
         let Some(image) = self.repo.image(None, image_id).await? else {
             return Ok(());
         };
@@ -209,3 +220,7 @@ impl Renderer {
         Ok(())
     }
 }
+
+#[cfg(test)]
+#[path = "renders_tests.rs"]
+mod tests;

@@ -17,6 +17,10 @@ pub mod renders;
 pub mod resources;
 mod sql;
 
+/// A fresh database and its first rows, for tests beyond the SQL module.
+#[cfg(test)]
+pub(crate) use sql::testing;
+
 use crate::domain::accounts::{Pat, RefreshToken, User};
 use crate::Result;
 use async_trait::async_trait;

@@ -290,4 +290,4 @@ mod shown {
 
 #[cfg(test)]
 #[path = "folders_tests.rs"]
-pub(super) mod tests;
+pub(crate) mod tests;

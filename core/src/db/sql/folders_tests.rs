@@ -16,7 +16,7 @@ use crate::domain::image::{Image, ImageStatus};
 use crate::domain::moderation::Takedown;
 use uuid::Uuid;
 
-pub(in crate::db::sql) fn photo(n: u32, owner: Uuid, album: Uuid) -> Image {
+pub(crate) fn photo(n: u32, owner: Uuid, album: Uuid) -> Image {
     let status = match n % 9 {
         0 => ImageStatus::Processing,
         1 => ImageStatus::Failed,
@@ -67,7 +67,7 @@ pub(in crate::db::sql) fn photo(n: u32, owner: Uuid, album: Uuid) -> Image {
 
 /// A fresh database: PostgreSQL when `LIGHTBOX_TEST_POSTGRES` names a
 /// server (the test script's second pass), else SQLite.
-pub(in crate::db::sql) async fn repo() -> SqlRepo {
+pub(crate) async fn repo() -> SqlRepo {
     let name = format!("lbx_folders_{}", crate::ids::new_id().simple());
     let url = match std::env::var("LIGHTBOX_TEST_POSTGRES") {
         Ok(base) if !base.is_empty() => {
@@ -104,7 +104,7 @@ async fn walked(repo: &SqlRepo, album: Uuid, order: Order, size: u32) -> Vec<Uui
 }
 
 /// A new owner with one folder `A`.
-pub(in crate::db::sql) async fn owner_with_folder(repo: &SqlRepo) -> (Uuid, Album) {
+pub(crate) async fn owner_with_folder(repo: &SqlRepo) -> (Uuid, Album) {
     let owner = crate::ids::new_id();
     let user = User {
         id: owner,
@@ -329,7 +329,7 @@ async fn kept_counts_follow_changes(
     check("after restores and a deletion").await;
 }
 
-pub(in crate::db::sql) async fn drop_database(repo: SqlRepo) {
+pub(crate) async fn drop_database(repo: SqlRepo) {
     let Ok(base) = std::env::var("LIGHTBOX_TEST_POSTGRES") else {
         return;
     };

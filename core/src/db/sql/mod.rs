@@ -6,6 +6,8 @@ mod budget;
 mod details;
 mod folder_stats;
 mod folders;
+#[cfg(test)]
+pub(crate) use folders::tests as testing;
 mod image_rows;
 mod image_views;
 mod images;

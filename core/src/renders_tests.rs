@@ -1,0 +1,75 @@
+//! A render job whose photo is deleted while it runs.
+
+use super::Renderer;
+use crate::db::testing::{drop_database, owner_with_folder, photo, repo};
+use crate::limits::memory::RenderBudget;
+use crate::resources::Resources;
+use crate::store::BlobStore;
+use futures::TryStreamExt;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+fn jpeg(w: u32, h: u32) -> Vec<u8> {
+    let img = image::RgbImage::from_fn(w, h, |x, y| {
+        image::Rgb([(x % 256) as u8, (y % 256) as u8, 90])
+    });
+    let mut out = Vec::new();
+    image::DynamicImage::ImageRgb8(img)
+        .write_to(
+            &mut std::io::Cursor::new(&mut out),
+            image::ImageFormat::Jpeg,
+        )
+        .unwrap();
+    out
+}
+
+/// The job holds the original when the photo goes, renders it, and finds
+/// its writes refused: it ends without error (no retry of a job that can
+/// only find the photo gone) and leaves none of its files behind.
+#[tokio::test]
+async fn a_photo_deleted_while_it_renders_ends_the_job_quietly() {
+    let sql = repo().await;
+    let (owner, folder) = owner_with_folder(&sql).await;
+    let repo: crate::db::DynRepo = Arc::new(sql.clone());
+    let store = BlobStore::from_url("memory://").unwrap();
+    let renderer = Renderer {
+        repo: repo.clone(),
+        store: store.clone(),
+        resources: Resources { repo: repo.clone() },
+        changes: Default::default(),
+        budget: RenderBudget::new(256),
+    };
+    let image = photo(2, owner, folder.id);
+    store
+        .put(&image.original_key, jpeg(1200, 800))
+        .await
+        .unwrap();
+    let pending = renderer.initial_renders(&image).await.unwrap();
+    repo.insert_image(&image, &pending).await.unwrap();
+
+    // All the memory is taken, so the job waits to be admitted with the
+    // original read and its render rows written.
+    let held = renderer.budget.admit(256 << 20).await.unwrap();
+    let job = tokio::spawn({
+        let renderer = renderer.clone();
+        async move { renderer.process(image.id).await }
+    });
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while renderer.budget.admitted() < 2 {
+        assert!(Instant::now() < deadline, "the job never asked for memory");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    assert!(repo.delete_image(owner, image.id).await.unwrap().is_some());
+    drop(held);
+
+    job.await.unwrap().unwrap();
+    assert!(repo.renders(image.id).await.unwrap().is_empty());
+    let files: Vec<_> = store
+        .objects()
+        .list(Some(&"renders".into()))
+        .try_collect()
+        .await
+        .unwrap();
+    assert!(files.is_empty(), "{files:?}");
+    drop_database(sql).await;
+}
