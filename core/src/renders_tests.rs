@@ -3,25 +3,12 @@
 use super::Renderer;
 use crate::db::testing::{drop_database, owner_with_folder, photo, repo};
 use crate::limits::memory::RenderBudget;
+use crate::render::shrink::tests::jpeg;
 use crate::resources::Resources;
 use crate::store::BlobStore;
 use futures::TryStreamExt;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-fn jpeg(w: u32, h: u32) -> Vec<u8> {
-    let img = image::RgbImage::from_fn(w, h, |x, y| {
-        image::Rgb([(x % 256) as u8, (y % 256) as u8, 90])
-    });
-    let mut out = Vec::new();
-    image::DynamicImage::ImageRgb8(img)
-        .write_to(
-            &mut std::io::Cursor::new(&mut out),
-            image::ImageFormat::Jpeg,
-        )
-        .unwrap();
-    out
-}
 
 /// The job holds the original when the photo goes, renders it, and finds
 /// its writes refused: it ends without error (no retry of a job that can

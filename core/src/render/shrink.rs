@@ -94,7 +94,7 @@ pub fn decode_jpeg(bytes: &[u8], specs: &[CropSpec]) -> Result<Option<Decoded>, 
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::domain::crop::{default_presets, Format, Mode};
 
@@ -125,7 +125,7 @@ mod tests {
         assert_eq!(denominator(6000, 4000, &[]), 1);
     }
 
-    fn jpeg(w: u32, h: u32) -> Vec<u8> {
+    pub(crate) fn jpeg(w: u32, h: u32) -> Vec<u8> {
         let img = RgbImage::from_fn(w, h, |x, y| {
             image::Rgb([(x % 256) as u8, (y % 256) as u8, 90])
         });
