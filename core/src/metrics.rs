@@ -26,6 +26,7 @@ pub struct Metrics {
     pub redeliveries: IntCounter,
     pub upload_bytes: IntCounter,
     pub deadlock_retries: IntCounter,
+    pub connections_refused: IntCounter,
 }
 
 const LATENCY: &[f64] = &[
@@ -152,6 +153,11 @@ impl Metrics {
                 &r,
                 "db_deadlock_retries_total",
                 "Transactions run again after PostgreSQL aborted them to break a deadlock",
+            ),
+            connections_refused: single(
+                &r,
+                "connections_refused_total",
+                "Connections closed at once: their address had LIGHTBOX_MAX_CONNECTIONS_PER_ADDRESS open",
             ),
             registry: r,
         }

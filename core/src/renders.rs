@@ -39,7 +39,12 @@ fn metric_label<'a>(desired: &'a [(CropSpec, SpecSource)], code: &str) -> &'a st
 }
 
 pub fn render_key(image_id: Uuid, code: &str, version: i64, ext: &str) -> String {
-    format!("renders/{image_id}/{code}.v{version}.{ext}")
+    format!("{}/{code}.v{version}.{ext}", render_folder(image_id))
+}
+
+/// Where every render of an image is kept, and nothing else.
+pub fn render_folder(image_id: Uuid) -> String {
+    format!("renders/{image_id}")
 }
 
 impl Renderer {
@@ -68,16 +73,25 @@ impl Renderer {
     /// decoded marks the image `failed`.
     pub async fn process(&self, image_id: Uuid) -> Result<()> {
         let result = self.run(image_id).await;
-        if result.is_err() && matches!(self.repo.image(None, image_id).await, Ok(None)) {
-            tracing::info!(%image_id, "the photo was deleted while it rendered");
-            return Ok(());
+        if let Err(e) = &result {
+            if matches!(self.repo.image(None, image_id).await, Ok(None)) {
+                tracing::info!(%image_id, error = %e, "the photo was deleted while it rendered");
+                return self.sweep(image_id).await;
+            }
         }
         result
     }
 
+    /// What a job of a deleted photo can have left: a render stored by an
+    /// attempt that failed before recording it (ids are never reused, so
+    /// nothing else can be under its folder).
+    async fn sweep(&self, image_id: Uuid) -> Result<()> {
+        self.store.delete_under(&render_folder(image_id)).await
+    }
+
     async fn run(&self, image_id: Uuid) -> Result<()> {
         let Some(image) = self.repo.image(None, image_id).await? else {
-            return Ok(());
+            return self.sweep(image_id).await;
         };
         // The jobs queued now are served by this run: it reads the specs
         // they changed after this point.

@@ -60,3 +60,43 @@ async fn a_photo_deleted_while_it_renders_ends_the_job_quietly() {
     assert!(files.is_empty(), "{files:?}");
     drop_database(sql).await;
 }
+
+/// An attempt stored a render, then failed before recording it (the
+/// database went away), and the photo was deleted before the retry: the
+/// retry finds the photo gone and removes that file, and only that photo's.
+#[tokio::test]
+async fn the_retry_of_a_deleted_photo_removes_what_an_attempt_stored() {
+    let sql = repo().await;
+    let (owner, folder) = owner_with_folder(&sql).await;
+    let repo: crate::db::DynRepo = Arc::new(sql.clone());
+    let store = BlobStore::from_url("memory://").unwrap();
+    let renderer = Renderer {
+        repo: repo.clone(),
+        store: store.clone(),
+        resources: Resources { repo: repo.clone() },
+        changes: Default::default(),
+        budget: RenderBudget::new(256),
+    };
+    let (gone, kept) = (photo(2, owner, folder.id), photo(3, owner, folder.id));
+    for image in [&gone, &kept] {
+        let pending = renderer.initial_renders(image).await.unwrap();
+        repo.insert_image(image, &pending).await.unwrap();
+    }
+    let stray = super::render_key(gone.id, "thumb", 1, "webp");
+    let other = super::render_key(kept.id, "thumb", 1, "webp");
+    for key in [&stray, &other] {
+        store.put(key, b"RIFF".to_vec()).await.unwrap();
+    }
+    assert!(repo.delete_image(owner, gone.id).await.unwrap().is_some());
+
+    renderer.process(gone.id).await.unwrap();
+    let files: Vec<String> = store
+        .objects()
+        .list(Some(&"renders".into()))
+        .map_ok(|meta| meta.location.to_string())
+        .try_collect()
+        .await
+        .unwrap();
+    assert_eq!(files, vec![other]);
+    drop_database(sql).await;
+}

@@ -199,3 +199,85 @@ async fn open_connections_are_capped_and_normal_requests_still_answer() {
     assert!(started.elapsed() < Duration::from_secs(30));
     drop(held);
 }
+
+/// A connection from `source` (any loopback address works on Linux).
+async fn connect_from(srv: &Server, source: &str) -> TcpStream {
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind(format!("{source}:0").parse().unwrap()).unwrap();
+    socket.connect(addr(srv).parse().unwrap()).await.unwrap()
+}
+
+/// `GET /healthz` on `s`, keeping it open: the status line's code.
+async fn health_on(s: &mut TcpStream) -> Option<u16> {
+    let ask = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
+    s.write_all(ask).await.ok()?;
+    let mut buf = [0u8; 1024];
+    let n = tokio::time::timeout(Duration::from_secs(10), s.read(&mut buf))
+        .await
+        .ok()?
+        .ok()?;
+    String::from_utf8_lossy(&buf[..n]).get(9..12)?.parse().ok()
+}
+
+#[tokio::test]
+async fn one_address_cannot_hold_every_connection() {
+    let srv = Server::start_with(&[
+        ("LIGHTBOX_MAX_CONNECTIONS_PER_ADDRESS", "4"),
+        ("LIGHTBOX_HEADER_READ_TIMEOUT_S", "60"),
+    ]);
+    let mut held = Vec::new();
+    for _ in 0..4 {
+        let mut s = connect_from(&srv, "127.0.0.1").await;
+        assert_eq!(health_on(&mut s).await, Some(200));
+        held.push(s);
+    }
+    // The fifth from that address is closed before anything is read.
+    let extra = connect_from(&srv, "127.0.0.1").await;
+    let closed = until_closed(extra, Duration::from_secs(5)).await;
+    assert!(closed.is_some(), "a fifth connection stayed open");
+    // Another address is served meanwhile, and the held ones still are.
+    let mut other = connect_from(&srv, "127.0.0.2").await;
+    assert_eq!(health_on(&mut other).await, Some(200));
+    assert_eq!(health_on(&mut held[0]).await, Some(200));
+    let metrics = srv.metrics().await;
+    let refused = metrics
+        .lines()
+        .find_map(|l| l.strip_prefix("lightbox_connections_refused_total "))
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    assert!(refused.is_some_and(|n| n >= 1), "{refused:?}");
+
+    // A closed one gives its place back.
+    drop(held.pop());
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let mut s = connect_from(&srv, "127.0.0.1").await;
+        if health_on(&mut s).await == Some(200) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the place never came back");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_trusted_proxy_is_not_capped_by_address() {
+    let srv = Server::start_with(&[
+        ("LIGHTBOX_MAX_CONNECTIONS_PER_ADDRESS", "2"),
+        ("LIGHTBOX_TRUSTED_PROXIES", "127.0.0.1"),
+    ]);
+    let mut held = Vec::new();
+    for _ in 0..6 {
+        let mut s = connect_from(&srv, "127.0.0.1").await;
+        assert_eq!(health_on(&mut s).await, Some(200));
+        held.push(s);
+    }
+    // Only the proxy's own address is exempt.
+    let mut capped = Vec::new();
+    for _ in 0..2 {
+        let mut s = connect_from(&srv, "127.0.0.3").await;
+        assert_eq!(health_on(&mut s).await, Some(200));
+        capped.push(s);
+    }
+    let mut third = connect_from(&srv, "127.0.0.3").await;
+    assert_eq!(health_on(&mut third).await, None);
+}

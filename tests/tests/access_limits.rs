@@ -54,8 +54,23 @@ async fn render_urls_name_exact_versions_that_never_repeat() {
         .contains("immutable"));
     assert_eq!(image::load_from_memory(&body).unwrap().width(), 120);
     let bare = v1.trim_end_matches("?v=1");
-    for wrong in ["?v=2", "?v=0", "?v=-1", "?v=x", "?v=1&v=2"] {
+    for wrong in [
+        "?v=2", "?v=0", "?v=-1", "?v=x", "?v=1&v=2", "?v=01", "?v=+1",
+    ] {
         assert_eq!(srv.fetch(&format!("{bare}{wrong}")).await.0, 404, "{wrong}");
+    }
+    // One spelling of the photo's id too, so a cache in front holds one
+    // copy: upper case, no hyphens, braces and `urn:uuid:` name nothing.
+    let id_str = id.as_str().unwrap();
+    let simple = id_str.replace('-', "");
+    for other in [
+        id_str.to_uppercase(),
+        simple,
+        format!("{{{id_str}}}"),
+        format!("urn:uuid:{id_str}"),
+    ] {
+        let url = v1.replace(id_str, &other);
+        assert_eq!(srv.fetch(&url).await.0, 404, "{url}");
     }
     let (code, _, headers) = srv.fetch(bare).await;
     assert_eq!(code, 200, "no v serves the current bytes");

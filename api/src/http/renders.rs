@@ -37,7 +37,13 @@ fn version_asked(query: Option<&str>) -> Result<Option<i64>, ()> {
             if asked.is_some() {
                 return Err(());
             }
-            asked = Some(v.parse::<i64>().map_err(|_| ())?);
+            let n = v.parse::<i64>().map_err(|_| ())?;
+            // One spelling per version (`01` and `+1` are not `1`), so a
+            // cache in front keeps one copy of the bytes.
+            if n.to_string() != v {
+                return Err(());
+            }
+            asked = Some(n);
         }
     }
     Ok(asked)
@@ -202,7 +208,12 @@ async fn answer(
     let Ok(asked) = version_asked(query) else {
         return not_found();
     };
-    let Ok(id) = Uuid::parse_str(id) else {
+    // The spelling the service writes, lower case with hyphens: the
+    // others (upper case, braces, `urn:`, no hyphens) name nothing.
+    let Some(id) = Uuid::try_parse(id)
+        .ok()
+        .filter(|u| u.hyphenated().encode_lower(&mut Uuid::encode_buffer()) == id)
+    else {
         return not_found();
     };
     let Some((code, ext)) = file.rsplit_once('.') else {
@@ -351,6 +362,9 @@ mod tests {
         assert_eq!(version_asked(Some("x=1&v=2")), Ok(Some(2)));
         assert_eq!(version_asked(Some("v=two")), Err(()));
         assert_eq!(version_asked(Some("v=1&v=2")), Err(()));
+        for other in ["v=01", "v=+1", "v=", "v=1 "] {
+            assert_eq!(version_asked(Some(other)), Err(()), "{other}");
+        }
     }
 
     #[test]

@@ -7,7 +7,9 @@
 //! it when no byte has moved either way for `idle_timeout` (a client that
 //! stopped reading a response), and a total deadline on each request body.
 //! At most `max_connections` are open; further clients wait in the kernel's
-//! listen backlog and cost this process nothing.
+//! listen backlog and cost this process nothing. One client address may
+//! hold `max_connections_per_address` of them; past that a connection is
+//! closed as soon as it is accepted.
 
 use super::renders;
 use super::sendfile::Wire;
@@ -24,6 +26,7 @@ use hyper_util::server::conn::auto::Builder;
 use hyper_util::server::graceful::{GracefulShutdown, Watcher};
 use hyper_util::service::TowerToHyperService;
 use lightbox_core::limits::client::TrustedProxies;
+use lightbox_core::limits::connections::PerAddress;
 use lightbox_core::limits::Limits;
 use std::convert::Infallible;
 use std::future::Future;
@@ -58,6 +61,7 @@ pub async fn run(
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
     let slots = Arc::new(Semaphore::new(limits.max_connections.max(1)));
+    let per_address = PerAddress::new(limits.max_connections_per_address.max(1));
     let timeouts = Timeouts {
         header: limits.header_read_timeout,
         idle: limits.idle_timeout,
@@ -83,11 +87,25 @@ pub async fn run(
             },
             _ = &mut shutdown => break,
         };
+        // The peer, not a forwarded address: a trusted proxy carries many
+        // clients, and a header is not read yet.
+        let held = if timeouts.proxies.trusts(peer.ip()) {
+            None
+        } else {
+            match per_address.enter(peer.ip()) {
+                Some(held) => Some(held),
+                None => {
+                    lightbox_core::metrics::METRICS.connections_refused.inc();
+                    tracing::debug!(%peer, "closing a connection past its address's cap");
+                    continue;
+                }
+            }
+        };
         let (app, watcher, timeouts) = (app.clone(), graceful.watcher(), timeouts.clone());
         let state = state.clone();
         tokio::spawn(async move {
             connection(tcp, peer, (app, state), timeouts, watcher).await;
-            drop(slot);
+            drop((slot, held));
         });
     }
     drop(listener);

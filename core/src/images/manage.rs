@@ -88,6 +88,14 @@ impl Images {
                 tracing::warn!(%id, key, error = %e, "blob of a deleted image left behind");
             }
         }
+        // Also a render an unfinished job stored and never recorded.
+        if let Err(e) = self
+            .store
+            .delete_under(&crate::renders::render_folder(id))
+            .await
+        {
+            tracing::warn!(%id, error = %e, "renders of a deleted image left behind");
+        }
         Ok(())
     }
 

@@ -28,7 +28,7 @@ impl TrustedProxies {
         Ok(TrustedProxies(nets))
     }
 
-    fn trusts(&self, ip: IpAddr) -> bool {
+    pub fn trusts(&self, ip: IpAddr) -> bool {
         let ip = canonical(ip);
         self.0.iter().any(|n| n.contains(&ip))
     }

@@ -4,6 +4,7 @@
 //! listed in the README); each has a default sized for one small machine.
 
 pub mod client;
+pub mod connections;
 pub mod heap;
 pub mod login;
 pub mod memory;
@@ -30,6 +31,8 @@ pub struct Limits {
     pub body_read_timeout: Duration,
     /// Open connections; further clients wait in the listen backlog.
     pub max_connections: usize,
+    /// Of those, open from one client address (not a trusted proxy's).
+    pub max_connections_per_address: usize,
     pub trusted_proxies: TrustedProxies,
     /// Login attempts per client address per minute, before any hashing.
     pub login_per_address_per_minute: u32,
@@ -67,6 +70,7 @@ impl Limits {
             idle_timeout: secs("LIGHTBOX_IDLE_TIMEOUT_S", 60)?,
             body_read_timeout: secs("LIGHTBOX_BODY_READ_TIMEOUT_S", 300)?,
             max_connections: num("LIGHTBOX_MAX_CONNECTIONS", 1024)? as usize,
+            max_connections_per_address: num("LIGHTBOX_MAX_CONNECTIONS_PER_ADDRESS", 256)? as usize,
             trusted_proxies: TrustedProxies::parse(&proxies).context("LIGHTBOX_TRUSTED_PROXIES")?,
             login_per_address_per_minute: num("LIGHTBOX_LOGIN_PER_ADDRESS_PER_MINUTE", 20)? as u32,
             login_per_account_per_minute: num("LIGHTBOX_LOGIN_PER_ACCOUNT_PER_MINUTE", 20)? as u32,
@@ -110,6 +114,7 @@ mod tests {
     fn defaults_and_bad_values() {
         let l = super::Limits::load(|_| None).unwrap();
         assert_eq!(l.max_connections, 1024);
+        assert_eq!(l.max_connections_per_address, 256);
         assert!(l.render_memory_mb >= 256);
         assert!(l.storage_per_owner.is_none());
         assert!(

@@ -178,6 +178,21 @@ impl BlobStore {
         }
     }
 
+    /// Deletes every object under the folder `prefix`.
+    pub async fn delete_under(&self, prefix: &str) -> Result<()> {
+        use futures::TryStreamExt;
+        let keys: Vec<Path> = self
+            .inner
+            .list(Some(&Path::from(prefix)))
+            .map_ok(|meta| meta.location)
+            .try_collect()
+            .await?;
+        for key in keys {
+            self.delete(key.as_ref()).await?;
+        }
+        Ok(())
+    }
+
     /// Starts a streamed multipart write of `key`.
     pub async fn writer(&self, key: &str) -> Result<ObjectWriter> {
         let upload = self.inner.put_multipart(&Path::from(key)).await?;
