@@ -16,7 +16,10 @@ if ! command -v wrk >/dev/null || ! [ -x /usr/sbin/nginx ]; then
     DEBIAN_FRONTEND=noninteractive $as_root apt-get install -y -q wrk nginx-light >/dev/null
 fi
 source bench/lib.sh
-cargo build -q --workspace --bins
+# PROFILE=release measures what the Dockerfile ships; the default is the
+# dev profile the tests build.
+export PROFILE="${PROFILE:-debug}"
+cargo build -q --profile "${PROFILE/debug/dev}" --workspace --bins
 launch embedded lightbox-api
 
 rpc() {
@@ -53,7 +56,7 @@ http {
     }
 }
 CONF
-echo "# $(date -u +%F) $(nproc) cores; $photo; wrk -t2 -c$conns -d${secs}s per run, $runs runs each, alternating; Lightbox embedded (dev profile, dependencies and lightbox-api at opt-level 3)"
+echo "# $(date -u +%F) $(nproc) cores; $photo; wrk -t2 -c$conns -d${secs}s per run, $runs runs each, alternating; Lightbox embedded ($PROFILE build)"
 echo "| file | bytes | Lightbox req/s | nginx req/s | Lightbox / nginx |"
 echo "|---|---:|---:|---:|---:|"
 fail=0

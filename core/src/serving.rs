@@ -20,7 +20,9 @@ pub const TTL: Duration = Duration::from_secs(1);
 /// Renders up to this size are kept in memory.
 pub const SMALL: u64 = 512 << 10;
 const BYTES_BUDGET: usize = 128 << 20;
-const MAX_LOOKUPS: usize = 100_000;
+/// Images with cached lookups; each has a bounded number of codes
+/// (presets, custom crops, folder rules).
+const MAX_LOOKUP_IMAGES: usize = 20_000;
 
 /// Tells the render cache that something a served render depends on may
 /// have changed in this process. Cloned into whoever changes renders (the
@@ -39,7 +41,8 @@ impl Changes {
 }
 
 struct Lookup {
-    render: ServedRender,
+    /// Shared with the requests it answers, not copied for each.
+    render: Arc<ServedRender>,
     epoch: u64,
     at: Instant,
 }
@@ -55,7 +58,8 @@ pub struct ServedRenders {
     repo: DynRepo,
     store: BlobStore,
     changes: Changes,
-    lookups: RwLock<HashMap<(Uuid, String), Lookup>>,
+    /// By image, then code: a request's borrowed code finds its entry.
+    lookups: RwLock<HashMap<Uuid, HashMap<String, Lookup>>>,
     small: Mutex<SmallFiles>,
 }
 
@@ -70,6 +74,20 @@ impl ServedRenders {
         }
     }
 
+    /// A fresh cached answer of the `version` asked for (if one is).
+    fn cached(
+        &self,
+        image: Uuid,
+        code: &str,
+        epoch: u64,
+        version: Option<i64>,
+    ) -> Option<Arc<ServedRender>> {
+        let lookups = self.lookups.read().expect("lookups");
+        let hit = lookups.get(&image)?.get(code)?;
+        let fresh = hit.epoch == epoch && hit.at.elapsed() < TTL;
+        (fresh && version.is_none_or(|v| v == hit.render.version)).then(|| hit.render.clone())
+    }
+
     /// The produced, visible render of `code`, if any, and only when it is
     /// of the `version` asked for (if one is). A cached answer of another
     /// version is checked against the database before it is refused, so
@@ -79,37 +97,37 @@ impl ServedRenders {
         image: Uuid,
         code: &str,
         version: Option<i64>,
-    ) -> Result<Option<ServedRender>> {
-        let exact = |r: Option<ServedRender>| r.filter(|r| version.is_none_or(|v| v == r.version));
+    ) -> Result<Option<Arc<ServedRender>>> {
+        let exact =
+            |r: Option<Arc<ServedRender>>| r.filter(|r| version.is_none_or(|v| v == r.version));
         // Read before the query: a change that lands during it leaves the
         // entry already stale.
         let epoch = self.changes.epoch();
-        let key = (image, code.to_owned());
-        if let Some(hit) = self.lookups.read().expect("lookups").get(&key) {
-            let fresh = hit.epoch == epoch && hit.at.elapsed() < TTL;
-            if fresh && version.is_none_or(|v| v == hit.render.version) {
-                return Ok(Some(hit.render.clone()));
-            }
+        if let Some(hit) = self.cached(image, code, epoch, version) {
+            return Ok(Some(hit));
         }
-        let found = self.repo.served_render(image, code).await?;
+        let found = self.repo.served_render(image, code).await?.map(Arc::new);
         let mut lookups = self.lookups.write().expect("lookups");
-        if lookups.len() >= MAX_LOOKUPS {
+        if lookups.len() >= MAX_LOOKUP_IMAGES {
             lookups.clear();
         }
         match &found {
             Some(render) => {
-                let at = Instant::now();
-                lookups.insert(
-                    key,
-                    Lookup {
-                        render: render.clone(),
-                        epoch,
-                        at,
-                    },
-                );
+                let entry = Lookup {
+                    render: render.clone(),
+                    epoch,
+                    at: Instant::now(),
+                };
+                let codes = lookups.entry(image).or_default();
+                codes.insert(code.to_owned(), entry);
             }
             None => {
-                lookups.remove(&key);
+                if let Some(codes) = lookups.get_mut(&image) {
+                    codes.remove(code);
+                    if codes.is_empty() {
+                        lookups.remove(&image);
+                    }
+                }
             }
         }
         Ok(exact(found))

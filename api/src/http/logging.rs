@@ -35,7 +35,7 @@ pub fn record(method: &Method, route: &str, response: &Response, took: Duration)
         .extensions()
         .get::<RpcMethods>()
         .map_or(("", ""), |m| (m.names.as_str(), m.outcome.as_str()));
-    lightbox_core::metrics::METRICS.http(route, response.status().as_u16(), took);
+    lightbox_core::metrics::METRICS.http(route, response.status().as_str(), took);
     tracing::info!(
         target: "lightbox::http",
         %method,

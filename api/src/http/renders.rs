@@ -7,7 +7,8 @@ use super::sendfile::{FileBody, Pieces};
 use super::{browser, logging};
 use crate::state::AppState;
 use axum::body::Body;
-use axum::extract::{Path, RawQuery, Request, State};
+use axum::extract::{Path, RawQuery, State};
+use axum::http::request::Parts;
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode, Version};
 use axum::response::{IntoResponse, Response};
 use axum::Extension;
@@ -167,17 +168,13 @@ pub fn goes_direct<B>(req: &axum::http::Request<B>) -> bool {
 /// middleware boxing and extractors were a third of its user-space time.
 /// Same answer, error page for browsers, panic guard, log line and
 /// metrics as through `crate::app`, for the requests `goes_direct` picks.
-pub async fn direct(state: AppState, req: Request) -> Response {
+pub async fn direct(state: AppState, parts: Parts, pieces: Option<Pieces>) -> Response {
     let started = std::time::Instant::now();
-    let (parts, _) = req.into_parts();
     let answered = AssertUnwindSafe(async {
         let response = match plain_path(parts.uri.path()) {
-            Some((id, file)) => {
-                let pieces = parts.extensions.get::<Pieces>().cloned();
-                answer(&state, id, file, parts.uri.query(), pieces, &parts.headers)
-                    .await
-                    .into_response()
-            }
+            Some((id, file)) => answer(&state, id, file, parts.uri.query(), pieces, &parts.headers)
+                .await
+                .into_response(),
             None => HttpError::NotFound.into_response(),
         };
         if browser::asks_for_html(&parts.headers) {
@@ -271,7 +268,7 @@ async fn answer(
         // take it for the stored response's length. Over HTTP/1.1 hyper
         // leaves a bodiless 304's length out.
         head.insert(header::CONTENT_LENGTH, HeaderValue::from(size));
-        return Ok((StatusCode::NOT_MODIFIED, head).into_response());
+        return Ok(respond(StatusCode::NOT_MODIFIED, head, Body::empty()));
     }
     let asked_range = headers
         .get(header::RANGE)
@@ -302,7 +299,7 @@ async fn answer(
     if let Some(pieces) = pieces.filter(|_| size > SENT_FROM_MEMORY) {
         if let Some(file) = state.store.open_file(&render.blob_key, size).await? {
             let body = Body::new(FileBody::new(pieces, file, whole));
-            return Ok((status, head, body).into_response());
+            return Ok(respond(status, head, body));
         }
     }
     if size <= SMALL {
@@ -313,10 +310,19 @@ async fn answer(
             );
         }
         let body = bytes.slice(whole.start as usize..whole.end as usize);
-        return Ok((status, head, body).into_response());
+        return Ok(respond(status, head, Body::from(body)));
     }
     let stream = state.store.get_stream(&render.blob_key, range).await?;
-    Ok((status, head, Body::from_stream(stream)).into_response())
+    Ok(respond(status, head, Body::from_stream(stream)))
+}
+
+/// The response with exactly `head` as its headers: taken whole, where
+/// axum's tuples would merge it into a fresh map header by header.
+fn respond(status: StatusCode, head: HeaderMap, body: Body) -> Response {
+    let mut response = Response::new(body);
+    *response.status_mut() = status;
+    *response.headers_mut() = head;
+    response
 }
 
 fn headers_of(pairs: Vec<(header::HeaderName, String)>) -> HeaderMap {

@@ -134,19 +134,23 @@ async fn connection(
     let first = begun.clone();
     let service = tower::service_fn(move |req: Request<Incoming>| {
         first.store(true, Ordering::Relaxed);
+        // HTTP/2 copies bodies into its own frames: placeholders would
+        // reach the client as zeros.
+        let pieces = (req.version() < Version::HTTP_2).then(|| pieces.clone());
+        if renders::goes_direct(&req) {
+            // A GET whose body is never read, answered without the
+            // client's address: nothing to bound or to put in extensions.
+            let (parts, _) = req.into_parts();
+            let answer = renders::direct(state.clone(), parts, pieces);
+            return Either::Left(answer.map(Ok::<_, Infallible>));
+        }
         let mut req = req.map(|body| deadline_body(body, body_timeout));
         req.extensions_mut().insert(ConnectInfo(peer));
         req.extensions_mut().insert(proxies.clone());
-        // HTTP/2 copies bodies into its own frames: placeholders would
-        // reach the client as zeros.
-        if req.version() < Version::HTTP_2 {
-            req.extensions_mut().insert(pieces.clone());
+        if let Some(pieces) = pieces {
+            req.extensions_mut().insert(pieces);
         }
-        if renders::goes_direct(&req) {
-            Either::Left(renders::direct(state.clone(), req).map(Ok::<_, Infallible>))
-        } else {
-            Either::Right(app.clone().oneshot(req))
-        }
+        Either::Right(app.clone().oneshot(req))
     });
     let mut builder = Builder::new(TokioExecutor::new());
     builder
