@@ -10,13 +10,8 @@ use futures::TryStreamExt;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// The job holds the original when the photo goes, renders it, and finds
-/// its writes refused: it ends without error (no retry of a job that can
-/// only find the photo gone) and leaves none of its files behind.
-#[tokio::test]
-async fn a_photo_deleted_while_it_renders_ends_the_job_quietly() {
-    let sql = repo().await;
-    let (owner, folder) = owner_with_folder(&sql).await;
+/// A renderer over `sql` and an in-memory store, with 256 MiB to render in.
+fn renderer(sql: &crate::db::SqlRepo) -> (crate::db::DynRepo, BlobStore, Renderer) {
     let repo: crate::db::DynRepo = Arc::new(sql.clone());
     let store = BlobStore::from_url("memory://").unwrap();
     let renderer = Renderer {
@@ -26,6 +21,17 @@ async fn a_photo_deleted_while_it_renders_ends_the_job_quietly() {
         changes: Default::default(),
         budget: RenderBudget::new(256),
     };
+    (repo, store, renderer)
+}
+
+/// The job holds the original when the photo goes, renders it, and finds
+/// its writes refused: it ends without error (no retry of a job that can
+/// only find the photo gone) and leaves none of its files behind.
+#[tokio::test]
+async fn a_photo_deleted_while_it_renders_ends_the_job_quietly() {
+    let sql = repo().await;
+    let (owner, folder) = owner_with_folder(&sql).await;
+    let (repo, store, renderer) = renderer(&sql);
     let image = photo(2, owner, folder.id);
     store
         .put(&image.original_key, jpeg(1200, 800))
@@ -68,15 +74,7 @@ async fn a_photo_deleted_while_it_renders_ends_the_job_quietly() {
 async fn the_retry_of_a_deleted_photo_removes_what_an_attempt_stored() {
     let sql = repo().await;
     let (owner, folder) = owner_with_folder(&sql).await;
-    let repo: crate::db::DynRepo = Arc::new(sql.clone());
-    let store = BlobStore::from_url("memory://").unwrap();
-    let renderer = Renderer {
-        repo: repo.clone(),
-        store: store.clone(),
-        resources: Resources { repo: repo.clone() },
-        changes: Default::default(),
-        budget: RenderBudget::new(256),
-    };
+    let (repo, store, renderer) = renderer(&sql);
     let (gone, kept) = (photo(2, owner, folder.id), photo(3, owner, folder.id));
     for image in [&gone, &kept] {
         let pending = renderer.initial_renders(image).await.unwrap();

@@ -219,18 +219,24 @@ async fn health_on(s: &mut TcpStream) -> Option<u16> {
     String::from_utf8_lossy(&buf[..n]).get(9..12)?.parse().ok()
 }
 
+/// `n` connections from `source`, each answered once and kept open.
+async fn served(srv: &Server, source: &str, n: usize) -> Vec<TcpStream> {
+    let mut held = Vec::new();
+    for _ in 0..n {
+        let mut s = connect_from(srv, source).await;
+        assert_eq!(health_on(&mut s).await, Some(200), "from {source}");
+        held.push(s);
+    }
+    held
+}
+
 #[tokio::test]
 async fn one_address_cannot_hold_every_connection() {
     let srv = Server::start_with(&[
         ("LIGHTBOX_MAX_CONNECTIONS_PER_ADDRESS", "4"),
         ("LIGHTBOX_HEADER_READ_TIMEOUT_S", "60"),
     ]);
-    let mut held = Vec::new();
-    for _ in 0..4 {
-        let mut s = connect_from(&srv, "127.0.0.1").await;
-        assert_eq!(health_on(&mut s).await, Some(200));
-        held.push(s);
-    }
+    let mut held = served(&srv, "127.0.0.1", 4).await;
     // The fifth from that address is closed before anything is read.
     let extra = connect_from(&srv, "127.0.0.1").await;
     let closed = until_closed(extra, Duration::from_secs(5)).await;
@@ -265,19 +271,9 @@ async fn a_trusted_proxy_is_not_capped_by_address() {
         ("LIGHTBOX_MAX_CONNECTIONS_PER_ADDRESS", "2"),
         ("LIGHTBOX_TRUSTED_PROXIES", "127.0.0.1"),
     ]);
-    let mut held = Vec::new();
-    for _ in 0..6 {
-        let mut s = connect_from(&srv, "127.0.0.1").await;
-        assert_eq!(health_on(&mut s).await, Some(200));
-        held.push(s);
-    }
+    let _held = served(&srv, "127.0.0.1", 6).await;
     // Only the proxy's own address is exempt.
-    let mut capped = Vec::new();
-    for _ in 0..2 {
-        let mut s = connect_from(&srv, "127.0.0.3").await;
-        assert_eq!(health_on(&mut s).await, Some(200));
-        capped.push(s);
-    }
+    let _capped = served(&srv, "127.0.0.3", 2).await;
     let mut third = connect_from(&srv, "127.0.0.3").await;
     assert_eq!(health_on(&mut third).await, None);
 }
