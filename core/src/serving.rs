@@ -40,6 +40,11 @@ impl Changes {
     }
 }
 
+/// Whether `render` is of the `version` asked for (any, without one).
+fn is_version(render: &ServedRender, version: Option<i64>) -> bool {
+    version.is_none_or(|v| v == render.version)
+}
+
 struct Lookup {
     /// Shared with the requests it answers, not copied for each.
     render: Arc<ServedRender>,
@@ -85,7 +90,7 @@ impl ServedRenders {
         let lookups = self.lookups.read().expect("lookups");
         let hit = lookups.get(&image)?.get(code)?;
         let fresh = hit.epoch == epoch && hit.at.elapsed() < TTL;
-        (fresh && version.is_none_or(|v| v == hit.render.version)).then(|| hit.render.clone())
+        (fresh && is_version(&hit.render, version)).then(|| hit.render.clone())
     }
 
     /// The produced, visible render of `code`, if any, and only when it is
@@ -98,8 +103,6 @@ impl ServedRenders {
         code: &str,
         version: Option<i64>,
     ) -> Result<Option<Arc<ServedRender>>> {
-        let exact =
-            |r: Option<Arc<ServedRender>>| r.filter(|r| version.is_none_or(|v| v == r.version));
         // Read before the query: a change that lands during it leaves the
         // entry already stale.
         let epoch = self.changes.epoch();
@@ -130,7 +133,7 @@ impl ServedRenders {
                 }
             }
         }
-        Ok(exact(found))
+        Ok(found.filter(|r| is_version(r, version)))
     }
 
     /// The whole of a small render of `size` bytes, from memory after the

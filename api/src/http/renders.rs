@@ -38,13 +38,12 @@ fn version_asked(query: Option<&str>) -> Result<Option<i64>, ()> {
             if asked.is_some() {
                 return Err(());
             }
-            let n = v.parse::<i64>().map_err(|_| ())?;
             // One spelling per version (`01` and `+1` are not `1`), so a
             // cache in front keeps one copy of the bytes.
-            if n.to_string() != v {
+            if !v.bytes().all(|b| b.is_ascii_digit()) || v.starts_with('0') {
                 return Err(());
             }
-            asked = Some(n);
+            asked = Some(v.parse::<i64>().map_err(|_| ())?);
         }
     }
     Ok(asked)

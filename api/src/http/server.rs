@@ -89,18 +89,17 @@ pub async fn run(
         };
         // The peer, not a forwarded address: a trusted proxy carries many
         // clients, and a header is not read yet.
-        let held = if timeouts.proxies.trusts(peer.ip()) {
+        let exempt = timeouts.proxies.trusts(peer.ip());
+        let held = if exempt {
             None
         } else {
-            match per_address.enter(peer.ip()) {
-                Some(held) => Some(held),
-                None => {
-                    lightbox_core::metrics::METRICS.connections_refused.inc();
-                    tracing::debug!(%peer, "closing a connection past its address's cap");
-                    continue;
-                }
-            }
+            per_address.enter(peer.ip())
         };
+        if !exempt && held.is_none() {
+            lightbox_core::metrics::METRICS.connections_refused.inc();
+            tracing::debug!(%peer, "closing a connection past its address's cap");
+            continue;
+        }
         let (app, watcher, timeouts) = (app.clone(), graceful.watcher(), timeouts.clone());
         let state = state.clone();
         tokio::spawn(async move {

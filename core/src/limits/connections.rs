@@ -45,7 +45,8 @@ impl PerAddress {
     }
 
     /// Addresses with a connection open (an entry goes with its last one).
-    pub fn addresses(&self) -> usize {
+    #[cfg(test)]
+    fn addresses(&self) -> usize {
         self.open.lock().expect("connections").len()
     }
 }
