@@ -56,9 +56,20 @@ async fn render_urls_name_exact_versions_that_never_repeat() {
     let bare = v1.trim_end_matches("?v=1");
     for wrong in [
         "?v=2", "?v=0", "?v=-1", "?v=x", "?v=1&v=2", "?v=01", "?v=+1",
+        // Other spellings of the same URL: a cache in front would keep
+        // a copy of the bytes for each.
+        "?v=1&x=1", "?&v=1", "?v=1&", "?", "?v=1&dl=a&dl=b",
     ] {
         assert_eq!(srv.fetch(&format!("{bare}{wrong}")).await.0, 404, "{wrong}");
     }
+    let encoded = bare.replacen("/sq.", "/%73q.", 1);
+    assert_eq!(srv.fetch(&format!("{encoded}?v=1")).await.0, 404);
+    let (code, _, headers) = srv.fetch(&format!("{v1}&dl=mine.webp")).await;
+    assert_eq!(code, 200);
+    assert!(headers["content-disposition"]
+        .to_str()
+        .unwrap()
+        .starts_with("attachment"));
     // One spelling of the photo's id too, so a cache in front holds one
     // copy: upper case, no hyphens, braces and `urn:uuid:` name nothing.
     let id_str = id.as_str().unwrap();

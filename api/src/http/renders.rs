@@ -7,7 +7,7 @@ use super::sendfile::{FileBody, Pieces};
 use super::{browser, logging};
 use crate::state::AppState;
 use axum::body::Body;
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{OriginalUri, State};
 use axum::http::request::Parts;
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode, Version};
 use axum::response::{IntoResponse, Response};
@@ -29,21 +29,26 @@ const SENT_FROM_MEMORY: u64 = 32 << 10;
 /// For a URL without `v`: whatever version is current, so briefly.
 const CACHE_UNVERSIONED: &str = "public, max-age=60";
 
-/// The `v` a request names: `Ok(None)` without one, `Err` for a `v` that
-/// is no version number (such a URL can name no bytes).
+/// The `v` a request names: `Ok(None)` without one. `Err` for a query no
+/// URL the service writes has (a `v` that is no version number, another
+/// parameter than `v` and `dl`, either twice, an empty one): to a cache in
+/// front, each would be one more spelling of the same bytes.
 fn version_asked(query: Option<&str>) -> Result<Option<i64>, ()> {
-    let mut asked = None;
-    for pair in query.unwrap_or("").split('&') {
+    let Some(query) = query else {
+        return Ok(None);
+    };
+    let (mut asked, mut named) = (None, false);
+    for pair in query.split('&') {
         if let Some(v) = pair.strip_prefix("v=") {
-            if asked.is_some() {
-                return Err(());
-            }
-            // One spelling per version (`01` and `+1` are not `1`), so a
-            // cache in front keeps one copy of the bytes.
-            if !v.bytes().all(|b| b.is_ascii_digit()) || v.starts_with('0') {
+            // One spelling per version: `01` and `+1` are not `1`.
+            if asked.is_some() || !v.bytes().all(|b| b.is_ascii_digit()) || v.starts_with('0') {
                 return Err(());
             }
             asked = Some(v.parse::<i64>().map_err(|_| ())?);
+        } else if pair.starts_with("dl=") && !named {
+            named = true;
+        } else {
+            return Err(());
         }
     }
     Ok(asked)
@@ -129,20 +134,24 @@ fn attachment(query: Option<&str>, id: Uuid, ext: &str) -> Option<String> {
     ))
 }
 
+/// Through the router (HTTP/2, HEAD): the path as `direct` takes it, so a
+/// percent-encoded spelling (`%6Carge.webp`) names nothing here either.
 pub async fn serve(
     State(state): State<AppState>,
-    Path((id, file)): Path<(String, String)>,
-    RawQuery(query): RawQuery,
+    OriginalUri(uri): OriginalUri,
     pieces: Option<Extension<Pieces>>,
     headers: HeaderMap,
 ) -> Result<Response, HttpError> {
+    let Some((id, file)) = plain_path(uri.path()) else {
+        return not_found();
+    };
     let pieces = pieces.map(|Extension(p)| p);
-    answer(&state, &id, &file, query.as_deref(), pieces, &headers).await
+    answer(&state, id, file, uri.query(), pieces, &headers).await
 }
 
-/// `GET /i/{id}/{file}` whose segments are plain (letters, digits, `-`,
-/// `_`, `.`), so the router's percent-decoding would leave them as they
-/// are: the segments, which `direct` can answer without the router.
+/// The segments of `/i/{id}/{file}` when both are plain (letters, digits,
+/// `-`, `_`, `.`): the only spelling of a render's path, so that each
+/// render has one URL a cache keeps.
 pub fn plain_path(path: &str) -> Option<(&str, &str)> {
     let (id, file) = path.strip_prefix("/i/")?.split_once('/')?;
     let plain = |s: &str| {
@@ -364,10 +373,12 @@ mod tests {
         use super::version_asked;
         assert_eq!(version_asked(None), Ok(None));
         assert_eq!(version_asked(Some("v=3")), Ok(Some(3)));
-        assert_eq!(version_asked(Some("x=1&v=2")), Ok(Some(2)));
+        assert_eq!(version_asked(Some("dl=a.webp&v=2")), Ok(Some(2)));
+        assert_eq!(version_asked(Some("v=2&dl=a")), Ok(Some(2)));
         assert_eq!(version_asked(Some("v=two")), Err(()));
         assert_eq!(version_asked(Some("v=1&v=2")), Err(()));
-        for other in ["v=01", "v=+1", "v=", "v=1 "] {
+        let others = ["v=01", "v=+1", "v=", "v=1 ", "", "&v=1", "v=1&", "x=1&v=2"];
+        for other in others.into_iter().chain(["v=1&dl=a&dl=b", "V=1", "dl"]) {
             assert_eq!(version_asked(Some(other)), Err(()), "{other}");
         }
     }
