@@ -19,7 +19,7 @@ if [ "${HARDENING_TESTS:-1}" = 1 ]; then
     cargo build -q --workspace --bins
     LIGHTBOX_TEST_POSTGRES_CLUSTER="$pg" cargo test --workspace \
         --test authorization --test foreign --test hostile --test bad_files --test faults \
-        --test abuse_login --test abuse_connections --test abuse_downloads --test abuse_renders
+        --test abuse_login --test abuse_connections --test abuse_http2 --test abuse_downloads --test abuse_renders
 fi
 if [ "${FUZZ_SECONDS:-60}" = 0 ]; then
     echo "== fuzzing skipped (FUZZ_SECONDS=0)"

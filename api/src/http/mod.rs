@@ -12,6 +12,7 @@ pub mod renders;
 pub mod sendfile;
 pub mod server;
 pub mod slow;
+pub mod streams;
 pub mod upload;
 pub mod visitors;
 

@@ -3,7 +3,8 @@
 //! was held for minutes) and without a connection cap.
 //!
 //! Every connection gets: hyper's header-read timeout (which also bounds
-//! the keep-alive wait for the next request), an idle watchdog that closes
+//! the keep-alive wait for the next request; `streams` does the same for
+//! HTTP/2), an idle watchdog that closes
 //! it when no byte has moved either way for `idle_timeout` (a client that
 //! stopped reading a response), and a total deadline on each request body.
 //! At most `max_connections` are open; further clients wait in the kernel's
@@ -14,6 +15,7 @@
 use super::renders;
 use super::sendfile::Wire;
 use super::slow::{deadline_body, Activity, Watched};
+use super::streams::Streams;
 use crate::state::AppState;
 use axum::extract::connect_info::ConnectInfo;
 use axum::http::{Request, Version};
@@ -131,6 +133,8 @@ async fn connection(
     let (body_timeout, proxies) = (t.body, t.proxies.clone());
     let begun = Arc::new(AtomicBool::new(false));
     let first = begun.clone();
+    let h2 = Streams::new();
+    let streams = h2.clone();
     let service = tower::service_fn(move |req: Request<Incoming>| {
         first.store(true, Ordering::Relaxed);
         // HTTP/2 copies bodies into its own frames: placeholders would
@@ -149,7 +153,13 @@ async fn connection(
         if let Some(pieces) = pieces {
             req.extensions_mut().insert(pieces);
         }
-        Either::Right(app.clone().oneshot(req))
+        // hyper keeps an HTTP/2 connection open as long as PINGs come.
+        let open = (req.version() >= Version::HTTP_2).then(|| streams.begin());
+        let answer = app.clone().oneshot(req);
+        Either::Right(answer.map(move |r| match open {
+            Some(open) => r.map(|response| open.until_sent(response)),
+            None => r,
+        }))
     });
     let mut builder = Builder::new(TokioExecutor::new());
     builder
@@ -173,6 +183,9 @@ async fn connection(
         }
         _ = no_request_within(&begun, t.header) => {
             tracing::info!(%peer, "closing a connection that sent no request");
+        }
+        _ = h2.none_open_for(t.header) => {
+            tracing::info!(%peer, "closing an HTTP/2 connection with no open stream");
         }
         _ = activity.stalled(t.idle) => {
             tracing::info!(%peer, idle_s = t.idle.as_secs(), "closing a stalled connection");
