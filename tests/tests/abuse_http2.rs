@@ -46,7 +46,9 @@ impl Client {
         let mut tcp = TcpStream::connect(srv.url.trim_start_matches("http://"))
             .await
             .unwrap();
-        tcp.write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n").await.unwrap();
+        tcp.write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
+            .await
+            .unwrap();
         tcp.write_all(&frame(SETTINGS, 0, 0, &[])).await.unwrap();
         Client {
             tcp,
@@ -75,7 +77,8 @@ impl Client {
                 Ok(Ok(n)) => self.pending.extend_from_slice(&buf[..n]),
             }
             while self.pending.len() >= 9 {
-                let len = u32::from_be_bytes([0, self.pending[0], self.pending[1], self.pending[2]]);
+                let len =
+                    u32::from_be_bytes([0, self.pending[0], self.pending[1], self.pending[2]]);
                 let end = 9 + len as usize;
                 if self.pending.len() < end {
                     break;
@@ -110,15 +113,23 @@ async fn pings_do_not_keep_an_http2_connection_without_open_streams() {
     c.send(&post_rpc_headers()).await;
     // The body comes over 4 s, twice the keep-alive wait, with PINGs
     // between its pieces: an open request keeps the connection.
-    c.send(&frame(DATA, 0, 1, br#"{"jsonrpc":"2.0","id":1,"method":"no.such""#))
-        .await;
+    c.send(&frame(
+        DATA,
+        0,
+        1,
+        br#"{"jsonrpc":"2.0","id":1,"method":"no.such""#,
+    ))
+    .await;
     let started = Instant::now();
     while started.elapsed() < Duration::from_secs(4) {
         c.send(&frame(DATA, 0, 1, &[b' '; 64])).await;
         c.ping().await;
         c.ping().await;
     }
-    assert!(!c.closed && !c.answered, "cut or answered before the body ended");
+    assert!(
+        !c.closed && !c.answered,
+        "cut or answered before the body ended"
+    );
     c.send(&frame(DATA, END_STREAM, 1, b"}")).await;
     let deadline = Instant::now() + Duration::from_secs(10);
     while !c.answered && !c.closed && Instant::now() < deadline {

@@ -55,10 +55,20 @@ async fn render_urls_name_exact_versions_that_never_repeat() {
     assert_eq!(image::load_from_memory(&body).unwrap().width(), 120);
     let bare = v1.trim_end_matches("?v=1");
     for wrong in [
-        "?v=2", "?v=0", "?v=-1", "?v=x", "?v=1&v=2", "?v=01", "?v=+1",
+        "?v=2",
+        "?v=0",
+        "?v=-1",
+        "?v=x",
+        "?v=1&v=2",
+        "?v=01",
+        "?v=+1",
         // Other spellings of the same URL: a cache in front would keep
         // a copy of the bytes for each.
-        "?v=1&x=1", "?&v=1", "?v=1&", "?", "?v=1&dl=a&dl=b",
+        "?v=1&x=1",
+        "?&v=1",
+        "?v=1&",
+        "?",
+        "?v=1&dl=a&dl=b",
     ] {
         assert_eq!(srv.fetch(&format!("{bare}{wrong}")).await.0, 404, "{wrong}");
     }

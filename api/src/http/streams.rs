@@ -6,8 +6,8 @@
 //! after the same wait.
 
 use axum::body::Body;
-use bytes::Bytes;
 use axum::response::Response;
+use bytes::Bytes;
 use hyper::body::{Frame, SizeHint};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -48,15 +48,16 @@ impl Streams {
     pub async fn none_open_for(&self, wait: Duration) {
         loop {
             let now = self.opened.elapsed();
-            let next = if self.seen.load(Ordering::Relaxed) && self.open.load(Ordering::Acquire) == 0 {
-                let since = Duration::from_millis(self.none_since_ms.load(Ordering::Acquire));
-                if now >= since + wait {
-                    return;
-                }
-                since + wait
-            } else {
-                now + wait
-            };
+            let next =
+                if self.seen.load(Ordering::Relaxed) && self.open.load(Ordering::Acquire) == 0 {
+                    let since = Duration::from_millis(self.none_since_ms.load(Ordering::Acquire));
+                    if now >= since + wait {
+                        return;
+                    }
+                    since + wait
+                } else {
+                    now + wait
+                };
             tokio::time::sleep_until(self.opened + next).await;
         }
     }
@@ -119,7 +120,9 @@ mod tests {
         let wait = Duration::from_secs(10);
         let quiet = tokio::time::timeout(Duration::from_secs(60), streams.none_open_for(wait));
         assert!(quiet.await.is_err(), "no HTTP/2 request yet: never");
-        let a = streams.begin().until_sent(Response::new(Default::default()));
+        let a = streams
+            .begin()
+            .until_sent(Response::new(Default::default()));
         let handling = streams.begin();
         drop(a);
         let early = tokio::time::timeout(Duration::from_secs(30), streams.none_open_for(wait));
