@@ -331,7 +331,12 @@ async fn the_direct_render_route_answers_as_the_router_does() {
     for (pair, status) in answers[..8].chunks(2).zip([200, 304, 206, 416]) {
         let (direct, routed) = (&pair[0], &pair[1]);
         assert_eq!((direct.status, routed.status), (status, status));
-        assert_eq!(without_date(direct), without_date(routed));
+        // hyper leaves the length out of a GET's 304 on HTTP/1, not a HEAD's.
+        let (direct, mut routed) = (without_date(direct), without_date(routed));
+        if status == 304 {
+            routed.retain(|(k, _)| k != "content-length");
+        }
+        assert_eq!(direct, routed);
     }
     assert!(stored(&srv, &answers[0].body));
     assert_eq!(answers[4].body, answers[0].body[100..200]);
