@@ -24,7 +24,7 @@ use crate::Result;
 use serde::Deserialize;
 use sqlx::postgres::PgRow;
 use sqlx::{FromRow, PgPool, Row};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use uuid::Uuid;
 
 /// The views of the images `filter` (`WHERE ... ORDER BY ... LIMIT ...`
@@ -44,9 +44,8 @@ pub(super) async fn read(repo: &SqlRepo, filter: &str, vals: Vec<Val>) -> Result
 
 /// The views of the images `filter` picks (PostgreSQL, typed rows): the
 /// photos with their details, custom crops and failure reasons in one
-/// statement, their renders (four rows a photo, which PostgreSQL would be
-/// slow to fold into JSON) in another, sent at once on two connections so
-/// the page waits for one round trip, not two.
+/// statement, then their renders with one array bind (four rows a photo,
+/// which PostgreSQL would be slow to fold into JSON).
 async fn assembled(pg: &PgPool, filter: &str, vals: Vec<Val>) -> Result<Vec<ImageView>> {
     let q = format!(
         "SELECT {IMAGE_COLS}, d.focus, d.placeholder, d.motion, d.salient, \
@@ -56,62 +55,23 @@ async fn assembled(pg: &PgPool, filter: &str, vals: Vec<Val>) -> Result<Vec<Imag
            (SELECT f.reason FROM image_failures f WHERE f.image_id = images.id) END AS failure_reason \
          FROM images LEFT JOIN image_details d ON d.image_id = images.id {filter}"
     );
-    let photos = bind_all(sqlx::query(&q), vals.clone()).fetch_all(pg);
-    let (rows, (page, renders)) = tokio::try_join!(
-        async { photos.await.map_err(crate::Error::from) },
-        renders_picked(pg, filter, vals)
-    )?;
+    let rows = bind_all(sqlx::query(&q), vals).fetch_all(pg).await?;
     let mut views = rows.iter().map(photo_view).collect::<Result<Vec<_>>>()?;
     let ids: Vec<String> = views.iter().map(|v| v.image.id.to_string()).collect();
-    // Each statement reads its own snapshot: a photo written between them
-    // can shift the page by one, and then the renders are read again for
-    // exactly the photos shown.
-    let same_page = page.len() == views.len() && views.iter().all(|v| page.contains(&v.image.id));
-    let renders = match same_page {
-        true => renders,
-        false => renders_of(pg, &ids).await?,
-    };
-    let mut renders = grouped(renders);
+    let mut renders = grouped(renders_of(pg, &ids).await?);
     for view in &mut views {
         view.renders = renders.remove(&view.image.id).unwrap_or_default();
     }
     Ok(views)
 }
 
-/// The renders of the photos `filter` picks, each photo's in code order,
-/// and the ids it picked.
-async fn renders_picked(
-    pg: &PgPool,
-    filter: &str,
-    vals: Vec<Val>,
-) -> Result<(HashSet<Uuid>, Vec<(Uuid, Render)>)> {
-    let q = format!(
-        "SELECT p.id AS page_id, {RENDER_COLS} FROM (SELECT id FROM images {filter}) AS p \
-         LEFT JOIN renders ON renders.image_id = p.id"
-    );
-    let rows = bind_all(sqlx::query(&q), vals).fetch_all(pg).await?;
-    let mut page = HashSet::new();
-    let mut rendered = Vec::with_capacity(rows.len());
-    for row in &rows {
-        page.insert(uuid_of("page_id", row.try_get("page_id")?)?);
-        if row.try_get::<Option<&str>, _>("code")?.is_some() {
-            rendered.push(row);
-        }
-    }
-    Ok((page, renders_in_order(rendered)?))
-}
-
 /// The renders of the photos `ids`, each photo's in code order.
 async fn renders_of(pg: &PgPool, ids: &[String]) -> Result<Vec<(Uuid, Render)>> {
     let q = format!("SELECT {RENDER_COLS} FROM renders WHERE image_id = ANY($1)");
     let rows = sqlx::query(&q).bind(ids).fetch_all(pg).await?;
-    renders_in_order(rows.iter().collect())
-}
-
-fn renders_in_order(rows: Vec<&PgRow>) -> Result<Vec<(Uuid, Render)>> {
     let mut specs = Specs::default();
     let renders = rows
-        .into_iter()
+        .iter()
         .map(|r| {
             RenderCols::from_row(r)?
                 .into_render(uuid_of("image_id", r.try_get("image_id")?)?, &mut specs)

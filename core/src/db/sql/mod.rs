@@ -194,7 +194,6 @@ fn on_unique<T>(r: std::result::Result<T, sqlx::Error>) -> Result<Write> {
 
 /// A value to bind, for statements whose parameters are worked out at run
 /// time.
-#[derive(Clone)]
 enum Val {
     Int(i64),
     Text(String),
