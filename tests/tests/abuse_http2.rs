@@ -1,7 +1,8 @@
-//! An HTTP/2 connection kept alive by PINGs alone is closed after the
-//! keep-alive wait (the header timeout), as an idle HTTP/1 one is, while
-//! one with a request still open is not. Raw frames, so the test decides
-//! every byte the server sees.
+//! HTTP/2 connections are held to what HTTP/1 ones are: PINGs alone do not
+//! keep one open past the keep-alive wait (the header timeout), nor one
+//! whose response is stuck past the idle timeout; and closing one for the
+//! keep-alive wait (a GOAWAY) never cuts a response still on its way. Raw
+//! frames, so the test decides every byte the server sees.
 
 use lightbox_e2e::Server;
 use std::time::{Duration, Instant};
@@ -12,7 +13,10 @@ const DATA: u8 = 0;
 const HEADERS: u8 = 1;
 const SETTINGS: u8 = 4;
 const PING: u8 = 6;
+const GOAWAY: u8 = 7;
+const WINDOW_UPDATE: u8 = 8;
 const END_STREAM: u8 = 1;
+const ACK: u8 = 1;
 const END_HEADERS: u8 = 4;
 
 fn frame(kind: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
@@ -23,37 +27,47 @@ fn frame(kind: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
     f
 }
 
-/// `POST /rpc` as HPACK literals (no table state needed): `:method POST`,
-/// `:scheme http`, `:path /rpc`, `content-type: application/json`.
-fn post_rpc_headers() -> Vec<u8> {
-    let mut h = vec![0x83, 0x86, 0x04, 4];
-    h.extend_from_slice(b"/rpc");
-    h.extend_from_slice(&[0x0f, 0x10, 16]);
-    h.extend_from_slice(b"application/json");
-    frame(HEADERS, END_HEADERS, 1, &h)
+/// A request's head on stream 1 as HPACK literals (no table state
+/// needed): `method` is the static table's index byte (0x82 GET, 0x83
+/// POST), then `:scheme http` and `:path`.
+fn request(method: u8, path: &str, flags: u8) -> Vec<u8> {
+    let mut h = vec![method, 0x86, 0x04, path.len() as u8];
+    h.extend_from_slice(path.as_bytes());
+    if method == 0x83 {
+        h.extend_from_slice(&[0x0f, 0x10, 16]);
+        h.extend_from_slice(b"application/json");
+    }
+    frame(HEADERS, flags | END_HEADERS, 1, &h)
 }
 
-/// A client connection: the frames it has read, and the stream 1 answer.
+/// A client connection and what it has seen of stream 1 and the server.
 struct Client {
     tcp: TcpStream,
     pending: Vec<u8>,
+    body: usize,
     answered: bool,
+    goaway: bool,
     closed: bool,
 }
 
 impl Client {
-    async fn open(srv: &Server) -> Client {
+    /// Connects with `settings` (SETTINGS payload: id, value pairs).
+    async fn open(srv: &Server, settings: &[u8]) -> Client {
         let mut tcp = TcpStream::connect(srv.url.trim_start_matches("http://"))
             .await
             .unwrap();
         tcp.write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
             .await
             .unwrap();
-        tcp.write_all(&frame(SETTINGS, 0, 0, &[])).await.unwrap();
+        tcp.write_all(&frame(SETTINGS, 0, 0, settings))
+            .await
+            .unwrap();
         Client {
             tcp,
             pending: Vec::new(),
+            body: 0,
             answered: false,
+            goaway: false,
             closed: false,
         }
     }
@@ -64,8 +78,9 @@ impl Client {
         }
     }
 
-    /// Reads what comes within `wait`, acknowledging the server's settings
-    /// and noting the end of stream 1's answer or of the connection.
+    /// Reads what comes within `wait`, answering the server's SETTINGS and
+    /// PINGs as a client must, and noting stream 1's answer, a GOAWAY and
+    /// the end of the connection.
     async fn read_for(&mut self, wait: Duration) {
         let until = tokio::time::Instant::now() + wait;
         let mut buf = [0u8; 16 << 10];
@@ -76,23 +91,37 @@ impl Client {
                 Ok(Ok(0)) | Ok(Err(_)) => self.closed = true,
                 Ok(Ok(n)) => self.pending.extend_from_slice(&buf[..n]),
             }
-            while self.pending.len() >= 9 {
-                let len =
-                    u32::from_be_bytes([0, self.pending[0], self.pending[1], self.pending[2]]);
-                let end = 9 + len as usize;
-                if self.pending.len() < end {
-                    break;
-                }
-                let (kind, flags) = (self.pending[3], self.pending[4]);
-                let stream = u32::from_be_bytes(self.pending[5..9].try_into().unwrap());
-                self.pending.drain(..end);
-                if kind == SETTINGS && flags & 1 == 0 {
-                    self.send(&frame(SETTINGS, 1, 0, &[])).await;
-                }
-                if stream == 1 && matches!(kind, DATA | HEADERS) && flags & END_STREAM != 0 {
-                    self.answered = true;
-                }
+            while let Some(f) = self.next_frame() {
+                self.take(f).await;
             }
+        }
+    }
+
+    /// The next whole frame: kind, flags, stream, payload.
+    fn next_frame(&mut self) -> Option<(u8, u8, u32, Vec<u8>)> {
+        let p = &self.pending;
+        let len = u32::from_be_bytes([0, *p.first()?, *p.get(1)?, *p.get(2)?]) as usize;
+        if p.len() < 9 + len {
+            return None;
+        }
+        let stream = u32::from_be_bytes(p[5..9].try_into().unwrap()) & 0x7fff_ffff;
+        let f = (p[3], p[4], stream, p[9..9 + len].to_vec());
+        self.pending.drain(..9 + len);
+        Some(f)
+    }
+
+    async fn take(&mut self, (kind, flags, stream, payload): (u8, u8, u32, Vec<u8>)) {
+        match kind {
+            SETTINGS if flags & ACK == 0 => self.send(&frame(SETTINGS, ACK, 0, &[])).await,
+            PING if flags & ACK == 0 => self.send(&frame(PING, ACK, 0, &payload)).await,
+            GOAWAY => self.goaway = true,
+            _ => {}
+        }
+        if stream == 1 && kind == DATA {
+            self.body += payload.len();
+        }
+        if stream == 1 && matches!(kind, DATA | HEADERS) && flags & END_STREAM != 0 {
+            self.answered = true;
         }
     }
 
@@ -100,26 +129,42 @@ impl Client {
         self.send(&frame(PING, 0, 0, &[7; 8])).await;
         self.read_for(Duration::from_millis(250)).await;
     }
+
+    /// PINGs every half second until the connection closes or `limit`
+    /// passes; how long it stayed open.
+    async fn ping_until_closed(&mut self, limit: Duration) -> Duration {
+        let from = Instant::now();
+        while !self.closed && from.elapsed() < limit {
+            self.ping().await;
+            self.ping().await;
+        }
+        from.elapsed()
+    }
+}
+
+fn timeouts(idle_s: &str) -> [(&'static str, String); 3] {
+    [
+        ("LIGHTBOX_HEADER_READ_TIMEOUT_S", "2".to_owned()),
+        ("LIGHTBOX_IDLE_TIMEOUT_S", idle_s.to_owned()),
+        ("LIGHTBOX_BODY_READ_TIMEOUT_S", "30".to_owned()),
+    ]
+}
+
+fn start(idle_s: &str) -> Server {
+    let t = timeouts(idle_s);
+    let env: Vec<(&str, &str)> = t.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    Server::start_with(&env)
 }
 
 #[tokio::test]
 async fn pings_do_not_keep_an_http2_connection_without_open_streams() {
-    let srv = Server::start_with(&[
-        ("LIGHTBOX_HEADER_READ_TIMEOUT_S", "2"),
-        ("LIGHTBOX_IDLE_TIMEOUT_S", "60"),
-        ("LIGHTBOX_BODY_READ_TIMEOUT_S", "30"),
-    ]);
-    let mut c = Client::open(&srv).await;
-    c.send(&post_rpc_headers()).await;
+    let srv = start("60");
+    let mut c = Client::open(&srv, &[]).await;
+    c.send(&request(0x83, "/rpc", 0)).await;
     // The body comes over 4 s, twice the keep-alive wait, with PINGs
     // between its pieces: an open request keeps the connection.
-    c.send(&frame(
-        DATA,
-        0,
-        1,
-        br#"{"jsonrpc":"2.0","id":1,"method":"no.such""#,
-    ))
-    .await;
+    let head = br#"{"jsonrpc":"2.0","id":1,"method":"no.such""#;
+    c.send(&frame(DATA, 0, 1, head)).await;
     let started = Instant::now();
     while started.elapsed() < Duration::from_secs(4) {
         c.send(&frame(DATA, 0, 1, &[b' '; 64])).await;
@@ -137,14 +182,11 @@ async fn pings_do_not_keep_an_http2_connection_without_open_streams() {
     }
     assert!(c.answered && !c.closed, "the request got no answer");
     // Then no stream is open: PINGs every 0.5 s (the idle watchdog's 60 s
-    // would never fire) do not keep the connection past the 2 s wait.
-    let answered = Instant::now();
-    while !c.closed && answered.elapsed() < Duration::from_secs(20) {
-        c.ping().await;
-        c.ping().await;
-    }
-    let held = answered.elapsed();
+    // would never fire) do not keep the connection past the 2 s wait, and
+    // it ends with a GOAWAY.
+    let held = c.ping_until_closed(Duration::from_secs(20)).await;
     assert!(c.closed, "still open after {held:?}");
+    assert!(c.goaway, "closed without a GOAWAY");
     assert!(
         held >= Duration::from_millis(1500) && held < Duration::from_secs(6),
         "{held:?}"
@@ -154,4 +196,54 @@ async fn pings_do_not_keep_an_http2_connection_without_open_streams() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     assert!(srv.logs().contains("no open stream"), "{}", srv.logs());
+}
+
+/// SETTINGS_INITIAL_WINDOW_SIZE (0x4) of `bytes`.
+fn window(bytes: u32) -> Vec<u8> {
+    let mut s = vec![0, 4];
+    s.extend_from_slice(&bytes.to_be_bytes());
+    s
+}
+
+#[tokio::test]
+async fn a_response_still_going_out_when_the_keep_alive_wait_ends_arrives_whole() {
+    let srv = start("30");
+    // A 1,000-byte window for the 2.5 KB stylesheet: hyper has taken the
+    // whole body, so the stream counts as answered, but most of it waits
+    // in the send buffer while the client holds back for twice the wait.
+    let mut c = Client::open(&srv, &window(1000)).await;
+    c.send(&request(0x82, "/static/lightbox.css", END_STREAM))
+        .await;
+    let held_back = Instant::now();
+    while held_back.elapsed() < Duration::from_secs(4) {
+        c.ping().await;
+    }
+    assert_eq!(c.body, 1000, "the window holds the rest back");
+    assert!(!c.closed, "the connection was dropped under its response");
+    let more = (1u32 << 20).to_be_bytes();
+    c.send(&frame(WINDOW_UPDATE, 0, 1, &more)).await;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !c.answered && !c.closed && Instant::now() < deadline {
+        c.read_for(Duration::from_millis(100)).await;
+    }
+    assert!(c.answered, "cut after {} bytes", c.body);
+    assert!(c.body > 2000, "{}", c.body);
+    // The GOAWAY came, and with the response out the connection ends.
+    c.read_for(Duration::from_secs(5)).await;
+    assert!(c.goaway && c.closed);
+}
+
+#[tokio::test]
+async fn a_response_stuck_for_want_of_window_is_cut_at_the_idle_timeout_pings_or_not() {
+    let srv = start("4");
+    let mut c = Client::open(&srv, &window(0)).await;
+    c.send(&request(0x82, "/static/lightbox.css", END_STREAM))
+        .await;
+    let held = c.ping_until_closed(Duration::from_secs(20)).await;
+    assert!(c.closed, "still open after {held:?}");
+    assert!(!c.answered && c.body == 0);
+    assert!(
+        held >= Duration::from_secs(3) && held < Duration::from_secs(9),
+        "{held:?}"
+    );
 }

@@ -5,6 +5,7 @@ pub mod browser;
 pub mod downloads;
 pub mod drain;
 pub mod errors;
+pub mod frames;
 pub mod health;
 pub mod logging;
 pub mod pages;

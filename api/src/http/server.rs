@@ -4,9 +4,10 @@
 //!
 //! Every connection gets: hyper's header-read timeout (which also bounds
 //! the keep-alive wait for the next request; `streams` does the same for
-//! HTTP/2), an idle watchdog that closes
-//! it when no byte has moved either way for `idle_timeout` (a client that
-//! stopped reading a response), and a total deadline on each request body.
+//! HTTP/2), an idle watchdog that closes it when nothing has moved either
+//! way for `idle_timeout` (a client that stopped reading a response; on
+//! HTTP/2 only requests' and responses' frames count, `frames`), and a
+//! total deadline on each request body.
 //! At most `max_connections` are open; further clients wait in the kernel's
 //! listen backlog and cost this process nothing. One client address may
 //! hold `max_connections_per_address` of them; past that a connection is
@@ -25,7 +26,6 @@ use futures::FutureExt;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto::Builder;
-use hyper_util::server::graceful::{GracefulShutdown, Watcher};
 use hyper_util::service::TowerToHyperService;
 use lightbox_core::limits::client::TrustedProxies;
 use lightbox_core::limits::connections::PerAddress;
@@ -38,6 +38,8 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 use tower::ServiceExt;
 
 /// Streams one HTTP/2 connection may have open at once.
@@ -70,7 +72,7 @@ pub async fn run(
         body: limits.body_read_timeout,
         proxies: Arc::new(limits.trusted_proxies.clone()),
     };
-    let graceful = GracefulShutdown::new();
+    let (stop, connections) = (CancellationToken::new(), TaskTracker::new());
     tokio::pin!(shutdown);
     loop {
         let slot = tokio::select! {
@@ -102,15 +104,17 @@ pub async fn run(
             tracing::debug!(%peer, "closing a connection past its address's cap");
             continue;
         }
-        let (app, watcher, timeouts) = (app.clone(), graceful.watcher(), timeouts.clone());
+        let (app, stop, timeouts) = (app.clone(), stop.clone(), timeouts.clone());
         let state = state.clone();
-        tokio::spawn(async move {
-            connection(tcp, peer, (app, state), timeouts, watcher).await;
+        connections.spawn(async move {
+            connection(tcp, peer, (app, state), timeouts, stop).await;
             drop((slot, held));
         });
     }
     drop(listener);
-    graceful.shutdown().await;
+    stop.cancel();
+    connections.close();
+    connections.wait().await;
     // Uploads settling after their clients left, and aborts of abandoned
     // ones, within Kubernetes' default grace of 30 s.
     state.store.drain(Duration::from_secs(20)).await;
@@ -122,7 +126,7 @@ async fn connection(
     peer: SocketAddr,
     (app, state): (Router, AppState),
     t: Timeouts,
-    watcher: Watcher,
+    stop: CancellationToken,
 ) {
     // Without TCP_NODELAY a response written as headers then body waits
     // for the client's delayed ACK: 40 ms per request on keep-alive.
@@ -175,20 +179,36 @@ async fn connection(
         .max_concurrent_streams(H2_STREAMS)
         .max_send_buf_size(H2_SEND_BUFFER);
     let conn = builder.serve_connection(io, TowerToHyperService::new(service));
-    tokio::select! {
-        result = watcher.watch(conn) => {
-            if let Err(e) = result {
-                tracing::debug!(%peer, error = %e, "connection ended");
+    tokio::pin!(conn);
+    // Set once the connection is asked to end: HTTP/1 after the request
+    // under way, HTTP/2 with a GOAWAY, so its client knows which requests
+    // were taken, and the responses under way still reach it.
+    let mut ending = false;
+    loop {
+        tokio::select! {
+            result = conn.as_mut() => {
+                if let Err(e) = result {
+                    tracing::debug!(%peer, error = %e, "connection ended");
+                }
+                return;
             }
-        }
-        _ = no_request_within(&begun, t.header) => {
-            tracing::info!(%peer, "closing a connection that sent no request");
-        }
-        _ = h2.none_open_for(t.header) => {
-            tracing::info!(%peer, "closing an HTTP/2 connection with no open stream");
-        }
-        _ = activity.stalled(t.idle) => {
-            tracing::info!(%peer, idle_s = t.idle.as_secs(), "closing a stalled connection");
+            _ = stop.cancelled(), if !ending => {
+                conn.as_mut().graceful_shutdown();
+                ending = true;
+            }
+            _ = h2.none_open_for(t.header), if !ending => {
+                tracing::info!(%peer, "closing an HTTP/2 connection with no open stream");
+                conn.as_mut().graceful_shutdown();
+                ending = true;
+            }
+            _ = no_request_within(&begun, t.header) => {
+                tracing::info!(%peer, "closing a connection that sent no request");
+                return;
+            }
+            _ = activity.stalled(t.idle) => {
+                tracing::info!(%peer, idle_s = t.idle.as_secs(), "closing a stalled connection");
+                return;
+            }
         }
     }
 }

@@ -4,6 +4,7 @@
 //! drip one byte every few seconds forever, and the deadline alone would
 //! let it do so for the whole deadline).
 
+use super::frames::Progress;
 use axum::body::Body;
 use futures::StreamExt;
 use hyper::body::Incoming;
@@ -55,14 +56,39 @@ impl Default for Activity {
     }
 }
 
+/// A socket whose traffic touches `activity`: every byte on HTTP/1, a
+/// request's or a response's on HTTP/2 (`frames::Progress`).
 pub struct Watched<T> {
     inner: T,
     activity: Activity,
+    progress: Progress,
 }
 
 impl<T> Watched<T> {
     pub fn new(inner: T, activity: Activity) -> Watched<T> {
-        Watched { inner, activity }
+        Watched {
+            inner,
+            activity,
+            progress: Progress::new(),
+        }
+    }
+
+    fn wrote(&mut self, bufs: &[io::IoSlice<'_>], mut n: usize) {
+        if n == 0 {
+            return;
+        }
+        let mut carried = false;
+        for buf in bufs {
+            let part = &buf[..n.min(buf.len())];
+            carried |= self.progress.wrote(part);
+            n -= part.len();
+            if n == 0 {
+                break;
+            }
+        }
+        if carried {
+            self.activity.touch();
+        }
     }
 }
 
@@ -74,7 +100,8 @@ impl<T: AsyncRead + Unpin> AsyncRead for Watched<T> {
     ) -> Poll<io::Result<()>> {
         let before = buf.filled().len();
         let polled = Pin::new(&mut self.inner).poll_read(cx, buf);
-        if matches!(polled, Poll::Ready(Ok(()))) && buf.filled().len() > before {
+        let read = &buf.filled()[before..];
+        if matches!(polled, Poll::Ready(Ok(()))) && !read.is_empty() && self.progress.read(read) {
             self.activity.touch();
         }
         polled
@@ -88,8 +115,8 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for Watched<T> {
         data: &[u8],
     ) -> Poll<io::Result<usize>> {
         let polled = Pin::new(&mut self.inner).poll_write(cx, data);
-        if matches!(polled, Poll::Ready(Ok(n)) if n > 0) {
-            self.activity.touch();
+        if let Poll::Ready(Ok(n)) = polled {
+            self.wrote(&[io::IoSlice::new(data)], n);
         }
         polled
     }
@@ -100,8 +127,8 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for Watched<T> {
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
         let polled = Pin::new(&mut self.inner).poll_write_vectored(cx, bufs);
-        if matches!(polled, Poll::Ready(Ok(n)) if n > 0) {
-            self.activity.touch();
+        if let Poll::Ready(Ok(n)) = polled {
+            self.wrote(bufs, n);
         }
         polled
     }

@@ -2,8 +2,9 @@
 //! no next request within the header timeout, but keeps an HTTP/2 one
 //! open for as long as the client sends anything, PINGs included: a few
 //! addresses could hold every connection slot with no request open. Here
-//! an HTTP/2 connection whose streams have all been answered is closed
-//! after the same wait.
+//! an HTTP/2 connection whose streams have all been answered is sent a
+//! GOAWAY after the same wait (`server::connection`): hyper then closes it
+//! once the responses still in its send buffers have gone out.
 
 use axum::body::Body;
 use axum::response::Response;

@@ -1,0 +1,142 @@
+//! Which bytes of a connection count as it doing something, for the idle
+//! watchdog (`slow::Activity`). On HTTP/1 every byte. On HTTP/2 only the
+//! frames that carry requests and responses (HEADERS, CONTINUATION,
+//! DATA): a client that gives a response no flow-control window and sends
+//! a PING now and then would otherwise hold its connection for ever, where
+//! an HTTP/1 client that stops reading is cut after the idle timeout.
+
+/// The client's first bytes on an HTTP/2 connection (RFC 9113, 3.4).
+const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+const FRAME_HEAD: usize = 9;
+
+/// One connection's two directions, read by the protocol its client speaks.
+pub struct Progress {
+    /// How much of the HTTP/2 preface the client has sent so far; `None`
+    /// once its bytes are known to be something else (HTTP/1).
+    preface: Option<usize>,
+    reads: Frames,
+    writes: Frames,
+}
+
+impl Progress {
+    pub fn new() -> Progress {
+        Progress {
+            preface: Some(0),
+            reads: Frames::default(),
+            writes: Frames::default(),
+        }
+    }
+
+    /// Whether bytes the client sent carry a request.
+    pub fn read(&mut self, mut bytes: &[u8]) -> bool {
+        let Some(matched) = self.preface else {
+            return true;
+        };
+        if matched < PREFACE.len() {
+            let n = bytes.len().min(PREFACE.len() - matched);
+            if bytes[..n] != PREFACE[matched..matched + n] {
+                self.preface = None;
+                return true;
+            }
+            self.preface = Some(matched + n);
+            bytes = &bytes[n..];
+        }
+        self.reads.carry(bytes)
+    }
+
+    /// Whether bytes sent to the client carry a response.
+    pub fn wrote(&mut self, bytes: &[u8]) -> bool {
+        match self.preface {
+            Some(matched) if matched == PREFACE.len() => self.writes.carry(bytes),
+            _ => true,
+        }
+    }
+}
+
+impl Default for Progress {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Where one direction's byte stream is in its frames.
+#[derive(Default)]
+struct Frames {
+    head: [u8; FRAME_HEAD],
+    have: usize,
+    payload_left: usize,
+    carrying: bool,
+}
+
+impl Frames {
+    fn carry(&mut self, mut bytes: &[u8]) -> bool {
+        let mut carried = false;
+        while !bytes.is_empty() {
+            if self.payload_left > 0 {
+                let n = self.payload_left.min(bytes.len());
+                carried |= self.carrying;
+                self.payload_left -= n;
+                bytes = &bytes[n..];
+                continue;
+            }
+            let n = (FRAME_HEAD - self.have).min(bytes.len());
+            self.head[self.have..self.have + n].copy_from_slice(&bytes[..n]);
+            self.have += n;
+            bytes = &bytes[n..];
+            if self.have == FRAME_HEAD {
+                let h = self.head;
+                self.have = 0;
+                self.payload_left = u32::from_be_bytes([0, h[0], h[1], h[2]]) as usize;
+                // DATA, HEADERS, CONTINUATION; an empty DATA ending a
+                // stream counts too.
+                self.carrying = matches!(h[3], 0 | 1 | 9);
+                carried |= self.carrying;
+            }
+        }
+        carried
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Progress, PREFACE};
+
+    fn frame(kind: u8, payload: &[u8]) -> Vec<u8> {
+        let len = (payload.len() as u32).to_be_bytes();
+        let mut f = vec![len[1], len[2], len[3], kind, 0, 0, 0, 0, 1];
+        f.extend_from_slice(payload);
+        f
+    }
+
+    #[test]
+    fn every_http1_byte_counts() {
+        let mut p = Progress::new();
+        assert!(p.read(b"GET / HTTP/1.1\r\n"));
+        assert!(p.wrote(b"HTTP/1.1 200 OK\r\n"));
+        assert!(p.read(b"PRI * HTTP/2.0"), "no preface after other bytes");
+    }
+
+    #[test]
+    fn on_http2_only_requests_and_responses_count_even_split_anywhere() {
+        let ping = frame(6, &[0; 8]);
+        let settings = frame(4, &[0; 6]);
+        let window = frame(8, &[0, 0, 1, 0]);
+        let data = frame(0, &[1; 100]);
+        let mut p = Progress::new();
+        // The preface and a SETTINGS frame, a byte at a time.
+        for b in PREFACE.iter().chain(&settings) {
+            assert!(!p.read(std::slice::from_ref(b)));
+        }
+        assert!(!p.read(&[ping.clone(), window.clone(), ping.clone()].concat()));
+        assert!(p.read(&frame(1, &[0x82, 0x86, 0x84])));
+        assert!(!p.wrote(&[settings.clone(), ping.clone()].concat()));
+        // A DATA frame's payload written after a PING in the same write,
+        // then in pieces: each piece is progress.
+        let both = [ping.clone(), data.clone()].concat();
+        assert!(p.wrote(&both[..ping.len() + 4]));
+        assert!(p.wrote(&both[ping.len() + 4..ping.len() + 50]));
+        assert!(p.wrote(&both[ping.len() + 50..]));
+        assert!(!p.wrote(&ping));
+        assert!(p.wrote(&frame(0, &[])), "an empty DATA ends a stream");
+    }
+}
