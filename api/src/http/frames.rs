@@ -130,11 +130,12 @@ mod tests {
         assert!(!p.read(&[ping.clone(), window.clone(), ping.clone()].concat()));
         assert!(p.read(&frame(1, &[0x82, 0x86, 0x84])));
         assert!(!p.wrote(&[settings.clone(), ping.clone()].concat()));
-        // A DATA frame's payload written after a PING in the same write,
-        // then in pieces: each piece is progress.
+        // A DATA frame after a PING in the same write, cut inside its
+        // head (not known to be DATA yet), then in pieces: each is progress.
         let both = [ping.clone(), data.clone()].concat();
-        assert!(p.wrote(&both[..ping.len() + 4]));
-        assert!(p.wrote(&both[ping.len() + 4..ping.len() + 50]));
+        assert!(!p.wrote(&both[..ping.len() + 4]));
+        assert!(p.wrote(&both[ping.len() + 4..ping.len() + 12]));
+        assert!(p.wrote(&both[ping.len() + 12..ping.len() + 50]));
         assert!(p.wrote(&both[ping.len() + 50..]));
         assert!(!p.wrote(&ping));
         assert!(p.wrote(&frame(0, &[])), "an empty DATA ends a stream");
