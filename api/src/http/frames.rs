@@ -1,20 +1,21 @@
 //! Which bytes of a connection count as it doing something, for the idle
 //! watchdog (`slow::Activity`). On HTTP/1 every byte. On HTTP/2 only the
-//! frames that carry requests and responses (HEADERS, CONTINUATION,
-//! DATA): a client that gives a response no flow-control window and sends
-//! a PING now and then would otherwise hold its connection for ever, where
-//! an HTTP/1 client that stops reading is cut after the idle timeout.
+//! response frames the server writes (HEADERS, CONTINUATION, DATA), with
+//! requests and their body pieces counted as they reach the service
+//! (`server::connection`, `slow::deadline_body`): frames as they come
+//! would let a client that gives a response no flow-control window keep
+//! its connection for ever with PINGs, or with frames h2 drops unanswered
+//! (new streams past a GOAWAY, DATA on a closed stream).
 
 /// The client's first bytes on an HTTP/2 connection (RFC 9113, 3.4).
 const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 const FRAME_HEAD: usize = 9;
 
-/// One connection's two directions, read by the protocol its client speaks.
+/// One connection's bytes, read by the protocol its client speaks.
 pub struct Progress {
     /// How much of the HTTP/2 preface the client has sent so far; `None`
     /// once its bytes are known to be something else (HTTP/1).
     preface: Option<usize>,
-    reads: Frames,
     writes: Frames,
 }
 
@@ -22,13 +23,13 @@ impl Progress {
     pub fn new() -> Progress {
         Progress {
             preface: Some(0),
-            reads: Frames::default(),
             writes: Frames::default(),
         }
     }
 
-    /// Whether bytes the client sent carry a request.
-    pub fn read(&mut self, mut bytes: &[u8]) -> bool {
+    /// Whether bytes the client sent count: on HTTP/1 all, on HTTP/2
+    /// none (the service counts what reaches it).
+    pub fn read(&mut self, bytes: &[u8]) -> bool {
         let Some(matched) = self.preface else {
             return true;
         };
@@ -39,9 +40,8 @@ impl Progress {
                 return true;
             }
             self.preface = Some(matched + n);
-            bytes = &bytes[n..];
         }
-        self.reads.carry(bytes)
+        false
     }
 
     /// Whether bytes sent to the client carry a response.
@@ -117,7 +117,7 @@ mod tests {
     }
 
     #[test]
-    fn on_http2_only_requests_and_responses_count_even_split_anywhere() {
+    fn on_http2_only_response_frames_count_even_split_anywhere() {
         let ping = frame(6, &[0; 8]);
         let settings = frame(4, &[0; 6]);
         let window = frame(8, &[0, 0, 1, 0]);
@@ -128,7 +128,10 @@ mod tests {
             assert!(!p.read(std::slice::from_ref(b)));
         }
         assert!(!p.read(&[ping.clone(), window.clone(), ping.clone()].concat()));
-        assert!(p.read(&frame(1, &[0x82, 0x86, 0x84])));
+        assert!(
+            !p.read(&frame(1, &[0x82, 0x86, 0x84])),
+            "counted by the service"
+        );
         assert!(!p.wrote(&[settings.clone(), ping.clone()].concat()));
         // A DATA frame after a PING in the same write, cut inside its
         // head (not known to be DATA yet), then in pieces: each is progress.

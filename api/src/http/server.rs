@@ -46,6 +46,10 @@ use tower::ServiceExt;
 const H2_STREAMS: u32 = 16;
 /// Response bytes buffered per HTTP/2 stream beyond what the socket took.
 const H2_SEND_BUFFER: usize = 32 << 10;
+/// How long a connection may take to finish once shutdown begins, so that
+/// it and the blob store's drain (20 s) end within Kubernetes' default
+/// grace of 30 s, whatever the idle timeout.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 
 #[derive(Clone)]
 struct Timeouts {
@@ -138,7 +142,7 @@ async fn connection(
     let begun = Arc::new(AtomicBool::new(false));
     let first = begun.clone();
     let h2 = Streams::new();
-    let streams = h2.clone();
+    let (streams, moved) = (h2.clone(), activity.clone());
     let service = tower::service_fn(move |req: Request<Incoming>| {
         first.store(true, Ordering::Relaxed);
         // HTTP/2 copies bodies into its own frames: placeholders would
@@ -151,7 +155,14 @@ async fn connection(
             let answer = renders::direct(state.clone(), parts, pieces);
             return Either::Left(answer.map(Ok::<_, Infallible>));
         }
-        let mut req = req.map(|body| deadline_body(body, body_timeout));
+        // On HTTP/2 the watchdog counts requests that reach the service
+        // and the body bytes handed to it, not frames as they come (h2
+        // drops some unanswered: new streams past a GOAWAY, DATA on a
+        // closed stream).
+        if req.version() >= Version::HTTP_2 {
+            moved.touch();
+        }
+        let mut req = req.map(|body| deadline_body(body, body_timeout, moved.clone()));
         req.extensions_mut().insert(ConnectInfo(peer));
         req.extensions_mut().insert(proxies.clone());
         if let Some(pieces) = pieces {
@@ -183,8 +194,10 @@ async fn connection(
     // Set once the connection is asked to end: HTTP/1 after the request
     // under way, HTTP/2 with a GOAWAY, so its client knows which requests
     // were taken, and the responses under way still reach it.
-    let mut ending = false;
+    let (mut ending, mut give_up) = (false, None);
     loop {
+        let grace_over =
+            tokio::time::sleep_until(give_up.unwrap_or_else(tokio::time::Instant::now));
         tokio::select! {
             result = conn.as_mut() => {
                 if let Err(e) = result {
@@ -192,9 +205,16 @@ async fn connection(
                 }
                 return;
             }
-            _ = stop.cancelled(), if !ending => {
-                conn.as_mut().graceful_shutdown();
-                ending = true;
+            _ = stop.cancelled(), if give_up.is_none() => {
+                if !ending {
+                    conn.as_mut().graceful_shutdown();
+                    ending = true;
+                }
+                give_up = Some(tokio::time::Instant::now() + SHUTDOWN_GRACE);
+            }
+            _ = grace_over, if give_up.is_some() => {
+                tracing::info!(%peer, "closing a connection still open at the end of shutdown's grace");
+                return;
             }
             _ = h2.none_open_for(t.header), if !ending => {
                 tracing::info!(%peer, "closing an HTTP/2 connection with no open stream");

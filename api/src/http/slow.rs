@@ -32,7 +32,7 @@ impl Activity {
         }
     }
 
-    fn touch(&self) {
+    pub fn touch(&self) {
         let ms = self.opened.elapsed().as_millis() as u64;
         self.last_ms.store(ms, Ordering::Relaxed);
     }
@@ -187,39 +187,44 @@ fn timed_out(why: &'static str) -> axum::Error {
 }
 
 /// The request body, failing with a timeout error once `total` has passed
-/// since the request arrived, or once it comes slower than `Pace` allows.
-/// Bodiless requests are passed through as is.
-pub fn deadline_body(body: Incoming, total: Duration) -> Body {
+/// since the request arrived, or once it comes slower than `Pace` allows;
+/// each piece that comes touches `activity`. Bodiless requests are passed
+/// through as is.
+pub fn deadline_body(body: Incoming, total: Duration, activity: Activity) -> Body {
     if hyper::body::Body::is_end_stream(&body) {
         return Body::new(body);
     }
     let deadline = Instant::now() + total;
     let stream = Body::new(body).into_data_stream();
-    let timed = futures::stream::unfold(Some((stream, Pace::default())), move |state| async move {
-        let (mut stream, mut pace) = state?;
-        loop {
-            let began = Instant::now();
-            let until = deadline.min(began + pace.left());
-            match tokio::time::timeout_at(until, stream.next()).await {
-                Ok(Some(Ok(chunk))) => {
-                    if !pace.took(chunk.len(), began.elapsed()) {
-                        return Some((Err(timed_out("request body too slow")), None));
+    let timed = futures::stream::unfold(
+        Some((stream, Pace::default(), activity)),
+        move |state| async move {
+            let (mut stream, mut pace, activity) = state?;
+            loop {
+                let began = Instant::now();
+                let until = deadline.min(began + pace.left());
+                match tokio::time::timeout_at(until, stream.next()).await {
+                    Ok(Some(Ok(chunk))) => {
+                        activity.touch();
+                        if !pace.took(chunk.len(), began.elapsed()) {
+                            return Some((Err(timed_out("request body too slow")), None));
+                        }
+                        return Some((Ok(chunk), Some((stream, pace, activity))));
                     }
-                    return Some((Ok(chunk), Some((stream, pace))));
-                }
-                Ok(Some(Err(e))) => return Some((Err(e), Some((stream, pace)))),
-                Ok(None) => return None,
-                Err(_) if Instant::now() >= deadline => {
-                    return Some((Err(timed_out("request body read timeout")), None));
-                }
-                Err(_) => {
-                    if !pace.took(0, began.elapsed()) {
-                        return Some((Err(timed_out("request body too slow")), None));
+                    Ok(Some(Err(e))) => return Some((Err(e), Some((stream, pace, activity)))),
+                    Ok(None) => return None,
+                    Err(_) if Instant::now() >= deadline => {
+                        return Some((Err(timed_out("request body read timeout")), None));
+                    }
+                    Err(_) => {
+                        if !pace.took(0, began.elapsed()) {
+                            return Some((Err(timed_out("request body too slow")), None));
+                        }
                     }
                 }
             }
-        }
-    });
+        },
+    );
     Body::from_stream(timed)
 }
 
