@@ -125,6 +125,13 @@ impl Client {
         }
     }
 
+    async fn until_answered(&mut self, limit: Duration) {
+        let deadline = Instant::now() + limit;
+        while !self.answered && !self.closed && Instant::now() < deadline {
+            self.read_for(Duration::from_millis(100)).await;
+        }
+    }
+
     async fn ping(&mut self) {
         self.send(&frame(PING, 0, 0, &[7; 8])).await;
         self.read_for(Duration::from_millis(250)).await;
@@ -176,10 +183,7 @@ async fn pings_do_not_keep_an_http2_connection_without_open_streams() {
         "cut or answered before the body ended"
     );
     c.send(&frame(DATA, END_STREAM, 1, b"}")).await;
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !c.answered && !c.closed && Instant::now() < deadline {
-        c.read_for(Duration::from_millis(100)).await;
-    }
+    c.until_answered(Duration::from_secs(10)).await;
     assert!(c.answered && !c.closed, "the request got no answer");
     // Then no stream is open: PINGs every 0.5 s (the idle watchdog's 60 s
     // would never fire) do not keep the connection past the 2 s wait, and
@@ -198,22 +202,24 @@ async fn pings_do_not_keep_an_http2_connection_without_open_streams() {
     assert!(srv.logs().contains("no open stream"), "{}", srv.logs());
 }
 
-/// SETTINGS_INITIAL_WINDOW_SIZE (0x4) of `bytes`.
-fn window(bytes: u32) -> Vec<u8> {
-    let mut s = vec![0, 4];
-    s.extend_from_slice(&bytes.to_be_bytes());
-    s
+/// A client whose streams get a `window`-byte flow-control window
+/// (SETTINGS_INITIAL_WINDOW_SIZE), asking for the 2.5 KB stylesheet.
+async fn stylesheet_with_window(srv: &Server, window: u32) -> Client {
+    let mut settings = vec![0, 4];
+    settings.extend_from_slice(&window.to_be_bytes());
+    let mut c = Client::open(srv, &settings).await;
+    c.send(&request(0x82, "/static/lightbox.css", END_STREAM))
+        .await;
+    c
 }
 
 #[tokio::test]
 async fn a_response_still_going_out_when_the_keep_alive_wait_ends_arrives_whole() {
     let srv = start("30");
-    // A 1,000-byte window for the 2.5 KB stylesheet: hyper has taken the
+    // A 1,000-byte window for the stylesheet: hyper has taken the
     // whole body, so the stream counts as answered, but most of it waits
     // in the send buffer while the client holds back for twice the wait.
-    let mut c = Client::open(&srv, &window(1000)).await;
-    c.send(&request(0x82, "/static/lightbox.css", END_STREAM))
-        .await;
+    let mut c = stylesheet_with_window(&srv, 1000).await;
     let held_back = Instant::now();
     while held_back.elapsed() < Duration::from_secs(4) {
         c.ping().await;
@@ -222,10 +228,7 @@ async fn a_response_still_going_out_when_the_keep_alive_wait_ends_arrives_whole(
     assert!(!c.closed, "the connection was dropped under its response");
     let more = (1u32 << 20).to_be_bytes();
     c.send(&frame(WINDOW_UPDATE, 0, 1, &more)).await;
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !c.answered && !c.closed && Instant::now() < deadline {
-        c.read_for(Duration::from_millis(100)).await;
-    }
+    c.until_answered(Duration::from_secs(10)).await;
     assert!(c.answered, "cut after {} bytes", c.body);
     assert!(c.body > 2000, "{}", c.body);
     // The GOAWAY came, and with the response out the connection ends.
@@ -238,9 +241,7 @@ async fn a_response_stuck_for_want_of_window_is_cut_at_the_idle_timeout() {
     let srv = start("4");
     // A one-byte window: hyper takes the body into its buffer and sends a
     // byte, so the stream counts as answered and the GOAWAY comes.
-    let mut c = Client::open(&srv, &window(1)).await;
-    c.send(&request(0x82, "/static/lightbox.css", END_STREAM))
-        .await;
+    let mut c = stylesheet_with_window(&srv, 1).await;
     // PINGs, then, once the keep-alive GOAWAY has come, new streams, which
     // h2 drops unanswered: neither reaches the service, so neither counts.
     let from = Instant::now();
@@ -270,9 +271,7 @@ async fn a_response_stuck_for_want_of_window_is_cut_at_the_idle_timeout() {
 #[tokio::test]
 async fn shutdown_does_not_wait_out_the_idle_timeout_for_a_stuck_response() {
     let mut srv = start("60");
-    let mut c = Client::open(&srv, &window(0)).await;
-    c.send(&request(0x82, "/static/lightbox.css", END_STREAM))
-        .await;
+    let mut c = stylesheet_with_window(&srv, 0).await;
     c.read_for(Duration::from_millis(500)).await;
     let began = Instant::now();
     let status = srv.terminate();
