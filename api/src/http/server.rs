@@ -155,21 +155,21 @@ async fn connection(
             let answer = renders::direct(state.clone(), parts, pieces);
             return Either::Left(answer.map(Ok::<_, Infallible>));
         }
-        // On HTTP/2 the watchdog counts requests that reach the service
-        // and the body bytes handed to it, not frames as they come (h2
-        // drops some unanswered: new streams past a GOAWAY, DATA on a
-        // closed stream).
-        if req.version() >= Version::HTTP_2 {
+        // HTTP/2: the stream counts as open (hyper keeps the connection
+        // as long as PINGs come), and the watchdog counts requests that
+        // reach the service and the body bytes handed to it, not frames as
+        // they come (h2 drops some unanswered: new streams past a GOAWAY,
+        // DATA on a closed stream).
+        let open = (req.version() >= Version::HTTP_2).then(|| {
             moved.touch();
-        }
+            streams.begin()
+        });
         let mut req = req.map(|body| deadline_body(body, body_timeout, moved.clone()));
         req.extensions_mut().insert(ConnectInfo(peer));
         req.extensions_mut().insert(proxies.clone());
         if let Some(pieces) = pieces {
             req.extensions_mut().insert(pieces);
         }
-        // hyper keeps an HTTP/2 connection open as long as PINGs come.
-        let open = (req.version() >= Version::HTTP_2).then(|| streams.begin());
         let answer = app.clone().oneshot(req);
         Either::Right(answer.map(move |r| match open {
             Some(open) => r.map(|response| open.until_sent(response)),
