@@ -172,3 +172,53 @@ async fn pages_keep_the_list_order_through_ties() {
     assert_eq!(walked, walk_order(&repo, album.id).await);
     drop_database(repo).await;
 }
+
+/// PostgreSQL plans a page's statements once: after a dozen pages and
+/// views the typed pool's connections have run them on generic plans
+/// only. (With the page size and cursor as parameters it had judged a
+/// custom plan cheaper and planned every call again.)
+#[tokio::test]
+async fn pages_are_planned_once_on_postgres() {
+    let repo = repo().await;
+    let Some(pg) = repo.typed.clone() else {
+        return drop_database(repo).await;
+    };
+    let (owner, album) = owner_with_folder(&repo).await;
+    for n in 0..12 {
+        let p = photo(n, owner, album.id);
+        repo.insert_image(&p, &[]).await.unwrap();
+        repo.image_view(owner, p.id).await.unwrap().unwrap();
+    }
+    for folder in [None, Some(album.id), None, Some(album.id)] {
+        let mut after = None;
+        loop {
+            let page = repo.list_images(owner, folder, after, 4).await.unwrap();
+            let Some(last) = page.last() else { break };
+            after = Some((last.image.sort_at, last.image.id));
+        }
+    }
+    // Every connection the pool may hold, so each one's statements are seen.
+    let mut held = Vec::new();
+    for _ in 0..super::super::TYPED_CONNECTIONS {
+        held.push(pg.acquire().await.unwrap());
+    }
+    let (mut generic, mut custom) = (0i64, 0i64);
+    for conn in &mut held {
+        let (g, c): (Option<i64>, Option<i64>) = sqlx::query_as(
+            "SELECT SUM(generic_plans)::int8, SUM(custom_plans)::int8 \
+             FROM pg_prepared_statements WHERE statement LIKE '%FROM images%'",
+        )
+        .fetch_one(&mut **conn)
+        .await
+        .unwrap();
+        generic += g.unwrap_or(0);
+        custom += c.unwrap_or(0);
+    }
+    assert_eq!(
+        custom, 0,
+        "pages planned per call ({generic} on a kept plan)"
+    );
+    assert!(generic >= 12 + 16, "{generic} pages on a kept plan");
+    drop(held);
+    drop_database(repo).await;
+}
