@@ -199,7 +199,7 @@ async fn pages_are_planned_once_on_postgres() {
     }
     // Every connection the pool may hold, so each one's statements are seen.
     let mut held = Vec::new();
-    for _ in 0..super::super::TYPED_CONNECTIONS {
+    for _ in 0..super::super::pools::TYPED_CONNECTIONS {
         held.push(pg.acquire().await.unwrap());
     }
     let (mut generic, mut custom) = (0i64, 0i64);

@@ -14,20 +14,16 @@ mod images;
 mod jobs;
 mod moderation;
 mod outbox;
+mod pools;
 mod renders;
 mod resources;
 mod sharing;
 
 use super::*;
 use crate::Error;
-use anyhow::Context;
-use sqlx::any::{AnyPoolOptions, AnyRow};
+use sqlx::any::AnyRow;
 use sqlx::migrate::Migrator;
-use sqlx::pool::PoolOptions;
-use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
-use sqlx::{AnyPool, Connection, Database, Executor, PgPool, Row};
-use std::str::FromStr;
-use std::time::Duration;
+use sqlx::{AnyPool, PgPool, Row};
 
 static SQLITE: Migrator = sqlx::migrate!("./migrations/sqlite");
 static POSTGRES: Migrator = sqlx::migrate!("./migrations/postgres");
@@ -50,98 +46,7 @@ pub struct SqlRepo {
     typed: Option<PgPool>,
 }
 
-/// The typed pool's connections, beside the `Any` pool's 16 (PostgreSQL).
-const TYPED_CONNECTIONS: u32 = 8;
-
-/// The typed pool's connection options: its statements (an owner's page of
-/// photos and their renders) keep one plan each. With the page size and the
-/// cursor as parameters PostgreSQL judged a custom plan cheaper every time
-/// and planned each call afresh: 0.4-1.1 ms of planning for a 0.4-0.9 ms
-/// query at 100,000 photos. The generic plan walks the same index (owner or
-/// folder, then `sort_at`, `id`) whatever the values.
-fn planned_once(url: &str) -> anyhow::Result<PgConnectOptions> {
-    let options = PgConnectOptions::from_str(url).context("reading DATABASE_URL")?;
-    Ok(options.options([("plan_cache_mode", "force_generic_plan")]))
-}
-
-/// A pooled connection idle for longer than this is pinged before it is
-/// handed out; one used more recently is not. sqlx pings every connection
-/// as it goes back to the pool, so a recent one was just shown to work,
-/// and a second ping on the way out again cost a round trip to PostgreSQL
-/// (or a hop to SQLite's thread) before every statement.
-const PROVEN_FOR: Duration = Duration::from_secs(1);
-
-/// `options` that ping only connections idle past `PROVEN_FOR`, so those
-/// cut while the pool sat quiet (a database restart, a dropped network)
-/// are still replaced before a request sees them.
-fn pinged_when_idle<DB: Database>(options: PoolOptions<DB>) -> PoolOptions<DB> {
-    options
-        .test_before_acquire(false)
-        .before_acquire(|conn, meta| {
-            Box::pin(async move {
-                if meta.idle_for > PROVEN_FOR {
-                    conn.ping().await?;
-                }
-                Ok(true)
-            })
-        })
-}
-
 impl SqlRepo {
-    pub async fn connect(url: &str) -> anyhow::Result<SqlRepo> {
-        sqlx::any::install_default_drivers();
-        let engine = if url.starts_with("sqlite:") {
-            Engine::Sqlite
-        } else if url.starts_with("postgres:") || url.starts_with("postgresql:") {
-            Engine::Postgres
-        } else {
-            anyhow::bail!("DATABASE_URL must start with sqlite:// or postgres://");
-        };
-        let options = pinged_when_idle(AnyPoolOptions::new())
-            .max_connections(if engine == Engine::Sqlite { 8 } else { 16 })
-            .acquire_timeout(Duration::from_secs(5));
-        let pool = match engine {
-            // WAL lets readers run beside the one writer; the busy timeout
-            // makes writers queue instead of failing at once.
-            Engine::Sqlite => options.after_connect(|conn, _| {
-                Box::pin(async move {
-                    conn.execute(
-                        "PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 10000; \
-                         PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;",
-                    )
-                    .await?;
-                    Ok(())
-                })
-            }),
-            Engine::Postgres => options,
-        }
-        .connect(url)
-        .await
-        .context("connecting to the database")?;
-        let migrator = match engine {
-            Engine::Sqlite => &SQLITE,
-            Engine::Postgres => &POSTGRES,
-        };
-        migrator
-            .run(&pool)
-            .await
-            .context("running database migrations")?;
-        let typed = match engine {
-            Engine::Postgres => Some(
-                pinged_when_idle(PgPoolOptions::new())
-                    .max_connections(TYPED_CONNECTIONS)
-                    .acquire_timeout(Duration::from_secs(5))
-                    .connect_lazy_with(planned_once(url)?),
-            ),
-            Engine::Sqlite => None,
-        };
-        Ok(SqlRepo {
-            pool,
-            engine,
-            typed,
-        })
-    }
-
     pub fn engine(&self) -> Engine {
         self.engine
     }
