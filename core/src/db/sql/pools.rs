@@ -13,22 +13,25 @@ use std::time::Duration;
 /// The typed pool's connections, beside the `Any` pool's 16 (PostgreSQL).
 pub(super) const TYPED_CONNECTIONS: u32 = 8;
 
-/// The typed pool's connection options: its statements (an owner's page of
-/// photos and their renders) keep one plan each. With the page size and the
-/// cursor as parameters PostgreSQL judged a custom plan cheaper every time
-/// and planned each call afresh: 0.4-1.1 ms of planning for a 0.4-0.9 ms
-/// query at 100,000 photos. The generic plan walks the same index (owner or
-/// folder, then `sort_at`, `id`) whatever the values.
-fn planned_once(url: &str) -> anyhow::Result<PgConnectOptions> {
-    let options = PgConnectOptions::from_str(url).context("reading DATABASE_URL")?;
-    Ok(options.options([("plan_cache_mode", "force_generic_plan")]))
-}
+/// Set on each of the typed pool's connections: its statements (an owner's
+/// page of photos, a photo, their renders) keep one plan each. With the
+/// page size and the cursor as parameters PostgreSQL judged a custom plan
+/// cheaper for a one-owner library and planned each call afresh: 0.4-1.1
+/// ms of planning for a 0.4-0.9 ms query at 100,000 photos. Each shape has
+/// an index that holds all its conditions and its order (`images_pkey`;
+/// `images_owner_order`; `images_album_owner_order`, migration 0016), so
+/// the generic plan walks it whatever the values. A statement, not a
+/// startup option, so a connection pooler that refuses unknown startup
+/// parameters still lets the pool connect.
+const KEEP_PLANS: &str = "SET plan_cache_mode = force_generic_plan";
 
 /// A pooled connection idle for longer than this is pinged before it is
 /// handed out; one used more recently is not. sqlx pings every connection
 /// as it goes back to the pool, so a recent one was just shown to work,
-/// and a second ping on the way out again cost a round trip to PostgreSQL
-/// (or a hop to SQLite's thread) before every statement.
+/// and a second ping on the way out cost a round trip to PostgreSQL (or a
+/// hop to SQLite's thread) before every statement. The price: a connection
+/// cut within this second of its last use (a failover, a killed backend)
+/// fails the one request that gets it, as it would have mid-statement.
 const PROVEN_FOR: Duration = Duration::from_secs(1);
 
 /// `options` that ping only connections idle past `PROVEN_FOR`, so those
@@ -91,7 +94,15 @@ impl SqlRepo {
                 pinged_when_idle(PgPoolOptions::new())
                     .max_connections(TYPED_CONNECTIONS)
                     .acquire_timeout(Duration::from_secs(5))
-                    .connect_lazy_with(planned_once(url)?),
+                    .after_connect(|conn, _| {
+                        Box::pin(async move {
+                            conn.execute(KEEP_PLANS).await?;
+                            Ok(())
+                        })
+                    })
+                    .connect_lazy_with(
+                        PgConnectOptions::from_str(url).context("reading DATABASE_URL")?,
+                    ),
             ),
             Engine::Sqlite => None,
         };
