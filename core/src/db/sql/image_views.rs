@@ -8,14 +8,14 @@
 //! 100,000 photos: 5.4 -> 2.7 ms on a 2-core VM).
 //!
 //! On PostgreSQL the same statement was slower: the server takes a few
-//! microseconds for each value it puts into JSON. There the photos are read
-//! with everything but their renders, then the renders (`assembled`),
-//! through the typed pool (`SqlRepo::typed`).
+//! microseconds for each value it puts into JSON. There one statement reads
+//! the photos with their renders as arrays (`assembled`), through the typed
+//! pool (`SqlRepo::typed`).
 
 use super::details::parsed;
 use super::image_rows::{ImageCols, IMAGE_COLS, IMAGE_FIELDS};
-use super::renders::{in_code_order, RenderCols, Specs, RENDER_COLS};
-use super::{bind_all, unreadable, uuid_of, SqlRepo, Val};
+use super::renders::{in_code_order, RenderCols, Specs};
+use super::{bind_all, unreadable, SqlRepo, Val};
 use crate::db::ImageView;
 use crate::domain::crop::CropSpec;
 use crate::domain::details::Details;
@@ -24,7 +24,6 @@ use crate::Result;
 use serde::Deserialize;
 use sqlx::postgres::PgRow;
 use sqlx::{FromRow, PgPool, Row};
-use std::collections::HashMap;
 use uuid::Uuid;
 
 /// The views of the images `filter` (`WHERE ... ORDER BY ... LIMIT ...`
@@ -42,57 +41,110 @@ pub(super) async fn read(repo: &SqlRepo, filter: &str, vals: Vec<Val>) -> Result
     }
 }
 
-/// The views of the images `filter` picks (PostgreSQL, typed rows): the
-/// photos with their details, custom crops and failure reasons in one
-/// statement, then their renders with one array bind (four rows a photo,
-/// which PostgreSQL would be slow to fold into JSON).
+/// The views of the images `filter` picks (PostgreSQL, typed rows), in one
+/// statement: the photos with their details, custom crops and failure
+/// reasons, each with its renders as one array a column (`RenderArrays`).
+/// PostgreSQL sends arrays in binary; folding four renders a photo into
+/// JSON cost it microseconds a value. The join is lateral and under the
+/// filter's `LIMIT`, so renders are read for the page's photos only (a
+/// subquery for the photos was worse: its generic plan, guessing at the
+/// limit, sorted the whole library).
 async fn assembled(pg: &PgPool, filter: &str, vals: Vec<Val>) -> Result<Vec<ImageView>> {
     let q = format!(
         "SELECT {IMAGE_COLS}, d.focus, d.placeholder, d.motion, d.salient, \
          (SELECT '[' || string_agg(c.spec, ',' ORDER BY c.created_at, c.code) || ']' \
            FROM custom_crops c WHERE c.image_id = images.id) AS crops_json, \
          CASE WHEN status = 'failed' THEN \
-           (SELECT f.reason FROM image_failures f WHERE f.image_id = images.id) END AS failure_reason \
-         FROM images LEFT JOIN image_details d ON d.image_id = images.id {filter}"
+           (SELECT f.reason FROM image_failures f WHERE f.image_id = images.id) END AS failure_reason, \
+         r.* FROM images LEFT JOIN image_details d ON d.image_id = images.id \
+         LEFT JOIN LATERAL ({RENDER_ARRAYS} WHERE image_id = images.id) AS r ON true {filter}"
     );
     let rows = bind_all(sqlx::query(&q), vals).fetch_all(pg).await?;
-    let mut views = rows.iter().map(photo_view).collect::<Result<Vec<_>>>()?;
-    let ids: Vec<String> = views.iter().map(|v| v.image.id.to_string()).collect();
-    let mut renders = grouped(renders_of(pg, &ids).await?);
-    for view in &mut views {
-        view.renders = renders.remove(&view.image.id).unwrap_or_default();
-    }
-    Ok(views)
-}
-
-/// The renders of the photos `ids`, each photo's in code order.
-async fn renders_of(pg: &PgPool, ids: &[String]) -> Result<Vec<(Uuid, Render)>> {
-    let q = format!("SELECT {RENDER_COLS} FROM renders WHERE image_id = ANY($1)");
-    let rows = sqlx::query(&q).bind(ids).fetch_all(pg).await?;
     let mut specs = Specs::default();
-    let renders = rows
-        .iter()
-        .map(|r| {
-            RenderCols::from_row(r)?
-                .into_render(uuid_of("image_id", r.try_get("image_id")?)?, &mut specs)
-        })
-        .collect::<Result<Vec<_>>>()?;
-    Ok(in_code_order(renders)
-        .into_iter()
-        .map(|r| (r.image_id, r))
-        .collect())
+    rows.iter().map(|row| photo_view(row, &mut specs)).collect()
 }
 
-/// A photo of `assembled`'s statement, still without its renders.
-fn photo_view(row: &PgRow) -> Result<ImageView> {
+/// A photo's renders, one array a column. Aggregates over one scan see its
+/// rows in one order, so the arrays line up; with no renders each is NULL.
+const RENDER_ARRAYS: &str = "SELECT array_agg(code) AS r_code, array_agg(spec) AS r_spec, \
+     array_agg(version) AS r_version, array_agg(produced_version) AS r_produced_version, \
+     array_agg(width) AS r_width, array_agg(height) AS r_height, \
+     array_agg(size_bytes) AS r_size_bytes, array_agg(blob_key) AS r_blob_key FROM renders";
+
+/// The columns of `RENDER_ARRAYS`.
+#[derive(FromRow)]
+struct RenderArrays {
+    r_code: Option<Vec<String>>,
+    r_spec: Option<Vec<String>>,
+    r_version: Option<Vec<i64>>,
+    r_produced_version: Option<Vec<Option<i64>>>,
+    r_width: Option<Vec<Option<i64>>>,
+    r_height: Option<Vec<Option<i64>>>,
+    r_size_bytes: Option<Vec<Option<i64>>>,
+    r_blob_key: Option<Vec<Option<String>>>,
+}
+
+impl RenderArrays {
+    fn into_renders(self, image_id: Uuid, specs: &mut Specs) -> Result<Vec<Render>> {
+        let code = self.r_code.unwrap_or_default();
+        let n = code.len();
+        let spec = same_length(self.r_spec, n)?;
+        let version = same_length(self.r_version, n)?;
+        let produced = same_length(self.r_produced_version, n)?;
+        let width = same_length(self.r_width, n)?;
+        let height = same_length(self.r_height, n)?;
+        let size_bytes = same_length(self.r_size_bytes, n)?;
+        let blob_key = same_length(self.r_blob_key, n)?;
+        let mut columns = (
+            spec.into_iter(),
+            version.into_iter(),
+            produced.into_iter(),
+            width.into_iter(),
+            height.into_iter(),
+            size_bytes.into_iter(),
+            blob_key.into_iter(),
+        );
+        let renders = code
+            .into_iter()
+            .filter_map(|code| {
+                Some(RenderCols {
+                    code,
+                    spec: columns.0.next()?,
+                    version: columns.1.next()?,
+                    produced_version: columns.2.next()?,
+                    width: columns.3.next()?,
+                    height: columns.4.next()?,
+                    size_bytes: columns.5.next()?,
+                    blob_key: columns.6.next()?,
+                })
+            })
+            .map(|cols| cols.into_render(image_id, specs))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(in_code_order(renders))
+    }
+}
+
+/// An aggregate's array, checked to have one value for each render.
+fn same_length<T>(array: Option<Vec<T>>, n: usize) -> Result<Vec<T>> {
+    let array = array.unwrap_or_default();
+    if array.len() != n {
+        return Err(unreadable("renders", "render arrays of different lengths"));
+    }
+    Ok(array)
+}
+
+/// A photo of `assembled`'s statement.
+fn photo_view(row: &PgRow, specs: &mut Specs) -> Result<ImageView> {
     let p = PhotoRow::from_row(row)?;
+    let image = p.image.into_image()?;
+    let renders = RenderArrays::from_row(row)?.into_renders(image.id, specs)?;
     let custom_crops = match p.crops_json {
         Some(text) => serde_json::from_str(&text).map_err(|e| unreadable("spec", e))?,
         None => Vec::new(),
     };
     Ok(ImageView {
-        image: p.image.into_image()?,
-        renders: Vec::new(),
+        image,
+        renders,
         custom_crops,
         failure_reason: p.failure_reason,
         details: details(p.focus, p.placeholder, p.motion, p.salient),
@@ -125,15 +177,6 @@ fn details(
         motion: parsed(motion),
         salient: parsed(salient),
     }
-}
-
-/// Each image's items, in the order they came.
-fn grouped<T>(items: impl IntoIterator<Item = (Uuid, T)>) -> HashMap<Uuid, Vec<T>> {
-    let mut by_image: HashMap<Uuid, Vec<T>> = HashMap::new();
-    for (id, item) in items {
-        by_image.entry(id).or_default().push(item);
-    }
-    by_image
 }
 
 /// The page query (SQLite): `filter` is the `WHERE ... ORDER BY ... LIMIT

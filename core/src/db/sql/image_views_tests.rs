@@ -64,6 +64,18 @@ async fn one_statement_reads_what_the_separate_reads_did() {
     repo.render_produced(full.id, "thumb", &produced)
         .await
         .unwrap();
+    // A second produced render with other values: a render put together
+    // from two photos' or two renders' columns shows.
+    let medium = Produced {
+        version: 1,
+        width: 1280,
+        height: 853,
+        size_bytes: 98_765,
+        blob_key: "renders/x/medium/1".into(),
+    };
+    repo.render_produced(full.id, "medium", &medium)
+        .await
+        .unwrap();
     let mut custom = CropSpec::new("zz-quote\"d", 300, 200, Mode::Fill);
     custom.format = Format::Avif;
     repo.add_custom_crop(full.id, &custom, 10, 7).await.unwrap();
@@ -113,6 +125,8 @@ async fn one_statement_reads_what_the_separate_reads_did() {
             .produced,
         Some(produced)
     );
+    let found = view.renders.iter().find(|r| r.code == "medium").unwrap();
+    assert_eq!(found.produced, Some(medium));
     assert_eq!(view.custom_crops, vec![custom, second]);
     assert_eq!(view.failure_reason.as_deref(), Some("decode: <truncated>"));
     assert_eq!(
@@ -175,7 +189,7 @@ async fn pages_keep_the_list_order_through_ties() {
 
 /// PostgreSQL plans a page's statements once: after a dozen pages and
 /// views the typed pool's connections have run them on generic plans
-/// only. (With the page size and cursor as parameters it had judged a
+/// only, and never compiles them (`jit` off on both pools). (With the page size and cursor as parameters it had judged a
 /// custom plan cheaper and planned every call again.)
 #[tokio::test]
 async fn pages_are_planned_once_on_postgres() {
@@ -220,6 +234,16 @@ async fn pages_are_planned_once_on_postgres() {
         "pages planned per call ({generic} on a kept plan)"
     );
     assert!(generic >= 12 + 16, "{generic} pages on a kept plan");
+    let jit = "SELECT current_setting('jit')";
+    for conn in &mut held {
+        let on: String = sqlx::query_scalar(jit)
+            .fetch_one(&mut **conn)
+            .await
+            .unwrap();
+        assert_eq!(on, "off", "the typed pool compiles statements");
+    }
+    let on: String = sqlx::query_scalar(jit).fetch_one(&repo.pool).await.unwrap();
+    assert_eq!(on, "off", "the Any pool compiles statements");
     drop(held);
     drop_database(repo).await;
 }

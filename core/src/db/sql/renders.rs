@@ -17,14 +17,14 @@ pub(super) const RENDER_COLS: &str =
 /// this order, from a JSON array (`image_views`).
 #[derive(sqlx::FromRow, serde::Deserialize)]
 pub(super) struct RenderCols {
-    code: String,
-    spec: String,
-    version: i64,
-    produced_version: Option<i64>,
-    width: Option<i64>,
-    height: Option<i64>,
-    size_bytes: Option<i64>,
-    blob_key: Option<String>,
+    pub(super) code: String,
+    pub(super) spec: String,
+    pub(super) version: i64,
+    pub(super) produced_version: Option<i64>,
+    pub(super) width: Option<i64>,
+    pub(super) height: Option<i64>,
+    pub(super) size_bytes: Option<i64>,
+    pub(super) blob_key: Option<String>,
 }
 
 impl RenderCols {
