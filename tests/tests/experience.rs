@@ -186,6 +186,21 @@ async fn uploads_go_into_the_named_folder_and_refuse_unknown_fields() {
         .ok(Some(&t), "image.list", json!({"album_id": id}))
         .await;
     assert_eq!(listed["items"].as_array().unwrap().len(), 1, "{listed}");
+    // A folder's list: empty for the owner's empty folder, 2001 for another
+    // user's folder or none at all (interface: "not the caller's yields 2001").
+    let empty = srv
+        .ok(Some(&t), "album.create", json!({"name": "Empty"}))
+        .await;
+    let page = srv
+        .ok(Some(&t), "image.list", json!({"album_id": empty["id"]}))
+        .await;
+    assert_eq!(page, json!({"items": [], "next_cursor": ""}));
+    for folder in [theirs["id"].clone(), json!(uuid::Uuid::new_v4())] {
+        let r = srv
+            .call(Some(&t), "image.list", json!({"album_id": folder}))
+            .await;
+        assert_eq!(r["error"]["code"], 2001, "{r}");
+    }
 
     let (status, e) = send(
         vec![("album_id", theirs["id"].as_str().unwrap().into())],

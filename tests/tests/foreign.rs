@@ -37,7 +37,6 @@ fn intrusions(method: &str, t: &Target) -> Vec<(Value, Option<i64>)> {
         | "token.list"
         | "album.create"
         | "album.list"
-        | "image.list"
         | "album.alias.check" => {
             vec![]
         }
@@ -70,6 +69,7 @@ fn intrusions(method: &str, t: &Target) -> Vec<(Value, Option<i64>)> {
                 Some(2001),
             ),
         ],
+        "image.list" => one(json!({"album_id": alb})),
         "image.get" | "image.delete" | "image.archiveToken" | "image.download.status" => {
             one(json!({"id": img}))
         }

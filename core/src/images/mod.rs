@@ -249,6 +249,13 @@ impl Images {
             .repo
             .list_images(owner, album, after, limit + 1)
             .await?;
+        // Another's folder gives an empty page (every read is the owner's):
+        // only then is it asked whether the folder is the caller's (2001).
+        if let (true, Some(folder)) = (rows.is_empty(), album) {
+            if !self.repo.album_owned(owner, folder).await? {
+                return Err(Error::NotFound);
+            }
+        }
         let more = rows.len() as i64 > limit;
         rows.truncate(limit as usize);
         let next_cursor = match rows.last() {

@@ -30,6 +30,17 @@ async fn separately(repo: &SqlRepo, owner: Uuid, id: Uuid) -> ImageView {
     }
 }
 
+/// A render produced at version 1 with these values.
+fn produced(width: u32, height: u32, size_bytes: u64) -> Produced {
+    Produced {
+        version: 1,
+        width,
+        height,
+        size_bytes,
+        blob_key: format!("renders/x/{width}/1"),
+    }
+}
+
 /// The folder's photos in the list's order, as the database sorts them.
 async fn walk_order(repo: &SqlRepo, album: Uuid) -> Vec<Uuid> {
     let q = "SELECT id FROM images WHERE album_id = $1 ORDER BY sort_at DESC, id DESC";
@@ -54,28 +65,12 @@ async fn one_statement_reads_what_the_separate_reads_did() {
     repo.insert_image(&full, &presets).await.unwrap();
     repo.insert_image(&bare, &[]).await.unwrap();
 
-    let produced = Produced {
-        version: 1,
-        width: 400,
-        height: 267,
-        size_bytes: 12_345,
-        blob_key: "renders/x/thumb/1".into(),
-    };
-    repo.render_produced(full.id, "thumb", &produced)
-        .await
-        .unwrap();
-    // A second produced render with other values: a render put together
+    // Two produced renders with different values: a render put together
     // from two photos' or two renders' columns shows.
-    let medium = Produced {
-        version: 1,
-        width: 1280,
-        height: 853,
-        size_bytes: 98_765,
-        blob_key: "renders/x/medium/1".into(),
-    };
-    repo.render_produced(full.id, "medium", &medium)
-        .await
-        .unwrap();
+    let (produced, medium) = (produced(400, 267, 12_345), produced(1280, 853, 98_765));
+    for (code, p) in [("thumb", &produced), ("medium", &medium)] {
+        repo.render_produced(full.id, code, p).await.unwrap();
+    }
     let mut custom = CropSpec::new("zz-quote\"d", 300, 200, Mode::Fill);
     custom.format = Format::Avif;
     repo.add_custom_crop(full.id, &custom, 10, 7).await.unwrap();
