@@ -184,8 +184,9 @@ async fn pages_keep_the_list_order_through_ties() {
 
 /// PostgreSQL plans a page's statements once: after a dozen pages and
 /// views the typed pool's connections have run them on generic plans
-/// only, and never compiles them (`jit` off on both pools). (With the page size and cursor as parameters it had judged a
-/// custom plan cheaper and planned every call again.)
+/// only, and never compiles them (`jit` off on both pools). (With the page
+/// size and cursor as parameters it had judged a custom plan cheaper and
+/// planned every call again.)
 #[tokio::test]
 async fn pages_are_planned_once_on_postgres() {
     let repo = repo().await;
