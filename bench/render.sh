@@ -5,7 +5,10 @@
 #   lightbox (HTTP API)  the whole service: upload, store, queue, render job,
 #                        recording; a fresh embedded lightbox-api per round
 #   libvips (pyvips)     the same cascade, every stage materialised, one
-#                        image per worker process, VIPS_CONCURRENCY=1
+#                        image per worker process, VIPS_CONCURRENCY=1,
+#                        JPEGs shrunk on load by libvips's own rule; and
+#                        again by Lightbox's rule (a shortcut libvips's
+#                        thumbnail does not take), to show what it is worth
 #   libvips (vipsthumbnail) the CLI per image and preset
 # Installs libvips (Debian) and pyvips (PyPI) when missing. ROUNDS (3) is
 # how often each file goes through each tool per pass; PASSES (2).
