@@ -35,11 +35,11 @@ os.environ["VIPS_CONCURRENCY"] = "1"
 PRESETS = [("large", "2048x>"), ("medium", "1280x>"), ("small", "640x>"), ("thumb", "400x400")]
 
 
-def jpeg_shrink(pyvips, path, headroom_at_2):
-    """The shrink-on-load factor for the cascade's largest render (2048
-    wide): 8, 4 or 2 while 2x headroom is left, and 2 already with
-    `headroom_at_2` (1.0: Lightbox's rule; 2.0: libvips's)."""
-    head = pyvips.Image.new_from_file(path)
+def jpeg_shrink(head, headroom_at_2):
+    """The shrink-on-load factor of the opened image `head` for the
+    cascade's largest render (2048 wide): 8, 4 or 2 while 2x headroom is
+    left, and 2 already with `headroom_at_2` (1.0: Lightbox's rule; 2.0:
+    libvips's)."""
     if not head.get("vips-loader").startswith("jpegload"):
         return 1
     width = head.width
@@ -56,9 +56,13 @@ def cascade(path, headroom_at_2):
     import pyvips
 
     pyvips.cache_set_max(0)
-    shrink = jpeg_shrink(pyvips, path, headroom_at_2)
-    options = {"shrink": shrink} if shrink > 1 else {}
-    img = pyvips.Image.new_from_file(path, **options).autorot().copy_memory()
+    # Opening reads only the header; the file is opened again only when
+    # it is to be shrunk on load.
+    img = pyvips.Image.new_from_file(path)
+    shrink = jpeg_shrink(img, headroom_at_2)
+    if shrink > 1:
+        img = pyvips.Image.new_from_file(path, shrink=shrink)
+    img = img.autorot().copy_memory()
     large = img.resize(min(1.0, 2048 / img.width)).copy_memory()
     medium = large.resize(min(1.0, 1280 / large.width)).copy_memory()
     small = medium.resize(min(1.0, 640 / medium.width)).copy_memory()
