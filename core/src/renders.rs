@@ -8,7 +8,7 @@ use crate::domain::image::{Image, ImageStatus};
 use crate::domain::jobs::ItemState;
 use crate::domain::render::{Produced, Render};
 use crate::limits::memory;
-use crate::render::pipeline::{self, Output};
+use crate::render::pipeline::{self, Output, RenderError};
 use crate::resources::Resources;
 use crate::serving::Changes;
 use crate::store::BlobStore;
@@ -154,6 +154,9 @@ impl Renderer {
             .map_err(|e| Error::Internal(e.into()))?;
             let (outputs, (hash, salient)) = match rendered {
                 Ok(outputs) => outputs,
+                // Not the photo's fault: the job is retried, and only its
+                // last attempt marks the photo failed (`mark_failed`).
+                Err(e @ RenderError::Busy(_)) => return Err(Error::Internal(e.into())),
                 Err(e) => return self.fail(image_id, &serving, &e.to_string()).await,
             };
             for (row, out) in pending.into_iter().zip(outputs) {
@@ -168,8 +171,12 @@ impl Renderer {
             .await
     }
 
-    /// The job's last attempt failed: the image will not get its renders.
-    pub async fn mark_failed(&self, image_id: Uuid) -> Result<()> {
+    /// The job's last attempt failed: the image will not get its renders,
+    /// and its owner reads `reason`.
+    pub async fn mark_failed(&self, image_id: Uuid, reason: &str) -> Result<()> {
+        self.repo
+            .set_failure_reason(image_id, reason, crate::time::now_ms())
+            .await?;
         self.repo.set_status(image_id, ImageStatus::Failed).await?;
         let queued = self.repo.queued_jobs(image_id).await?;
         self.repo

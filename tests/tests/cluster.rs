@@ -239,17 +239,22 @@ async fn cluster_a_job_failing_on_every_attempt_is_marked_failed_after_the_last(
         .upload(Some(&token), bytes, "c.jpg", "image/jpeg", None)
         .await;
     assert_eq!(status, 201, "{img}");
-    eventually(
+    let failed = eventually(
         Duration::from_secs(60),
         "the image marked failed",
         || async {
             let got = api
                 .ok(Some(&token), "image.get", json!({ "id": img["id"] }))
                 .await;
-            (got["status"] == "failed").then_some(())
+            (got["status"] == "failed").then_some(got)
         },
     )
     .await;
+    // The owner is told it was the service, not the file.
+    assert_eq!(
+        failed["failure_reason"], "the service could not render this photo after several attempts",
+        "{failed}"
+    );
     let logs = worker.logs();
     assert_eq!(count(&logs, "render job failed; will retry"), 1, "{logs}");
     assert_eq!(count(&logs, "render job failed for good"), 1, "{logs}");

@@ -20,6 +20,14 @@ use tokio::task::JoinSet;
 /// handed back to the queue (Kubernetes waits 30 s before SIGKILL).
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(20);
 
+/// What the owner reads of a photo whose render job failed on every
+/// attempt: the causes (storage, database, no thread) are the service's,
+/// not the file's, and are in its log.
+const GAVE_UP: &str = "the service could not render this photo after several attempts";
+
+/// The same, when every delivery of the job went unanswered.
+const LOST: &str = "every attempt to render this photo was lost with its worker";
+
 /// Runs `concurrency` workers until `shutdown` turns true. A job already
 /// started is finished, or handed back if it outlasts `SHUTDOWN_GRACE`.
 pub async fn run(
@@ -125,7 +133,7 @@ async fn handle(
             tracing::error!(worker = n, %image_id, attempt = d.attempt,
                 error = format!("{e:#}"), "render job failed for good");
             METRICS.render_job("failed");
-            if let Err(e) = renderer.mark_failed(image_id).await {
+            if let Err(e) = renderer.mark_failed(image_id, GAVE_UP).await {
                 tracing::error!(%image_id, error = %e, "could not mark the image failed");
             }
             d.settle.ack().await
@@ -169,7 +177,7 @@ async fn mark_exhausted(
         let Some(job) = job else { return };
         tracing::error!(image_id = %job.image_id, "every delivery of a render job went unanswered");
         METRICS.render_job("failed");
-        if let Err(e) = renderer.mark_failed(job.image_id).await {
+        if let Err(e) = renderer.mark_failed(job.image_id, LOST).await {
             tracing::error!(image_id = %job.image_id, error = %e, "could not mark the image failed");
         }
     }

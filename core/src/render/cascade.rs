@@ -170,7 +170,13 @@ pub fn render_and_look<T: Send>(
                 if look_at == Some(i) {
                     if let Some(f) = look.take() {
                         let frame = frame.clone();
-                        looking = Some(scope.spawn(move || f(&frame)));
+                        match spawn(scope, move || f(&frame)) {
+                            Ok(handle) => looking = Some(handle),
+                            Err(e) => {
+                                failed = Some(e);
+                                break;
+                            }
+                        }
                     }
                 }
                 frames[i] = Some(frame.clone());
@@ -179,8 +185,15 @@ pub fn render_and_look<T: Send>(
                 Pixels::Own(px)
             };
             let resized_in = started.elapsed();
-            let encoding = scope.spawn(move || encoded(pixels, w, h, alpha, spec, resized_in));
-            encodings.push((i, encoding));
+            match spawn(scope, move || {
+                encoded(pixels, w, h, alpha, spec, resized_in)
+            }) {
+                Ok(encoding) => encodings.push((i, encoding)),
+                Err(e) => {
+                    failed = Some(e);
+                    break;
+                }
+            }
         }
         // Frames no later resize needs go as their encodes finish.
         drop(frames);
@@ -211,6 +224,17 @@ pub fn render_and_look<T: Send>(
             (None, None) => Err(RenderError::Produce("the photo was not looked at".into())),
         }
     })
+}
+
+/// A scoped thread, or `Busy` when the machine has none to give (where
+/// `Scope::spawn` would panic).
+fn spawn<'s, T: Send + 's>(
+    scope: &'s std::thread::Scope<'s, '_>,
+    f: impl FnOnce() -> T + Send + 's,
+) -> Result<ScopedJoinHandle<'s, T>, RenderError> {
+    std::thread::Builder::new()
+        .spawn_scoped(scope, f)
+        .map_err(|e| RenderError::Busy(format!("cannot start a thread: {e}")))
 }
 
 fn encoded(

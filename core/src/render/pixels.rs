@@ -7,6 +7,10 @@ pub enum RenderError {
     Decode(String),
     #[error("cannot produce a render: {0}")]
     Produce(String),
+    /// The machine had no thread for the work just now: not the file's
+    /// fault, so the job is retried rather than the photo failed.
+    #[error("no thread for the render: {0}")]
+    Busy(String),
 }
 
 /// Decoded, oriented, sRGB pixels: RGB8, or RGBA8 when the source has alpha.

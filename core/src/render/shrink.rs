@@ -65,7 +65,7 @@ pub fn decode_jpeg(bytes: &[u8], specs: &[CropSpec]) -> Result<Option<Decoded>, 
     let want_w = info.width.div_ceil(denom as u16);
     let want_h = info.height.div_ceil(denom as u16);
     let (sw, sh) = d.scale(want_w, want_h).map_err(fail)?;
-    let pixels = on_one_thread(|| d.decode()).map_err(fail)?;
+    let pixels = on_one_thread(|| d.decode())?.map_err(fail)?;
     let (sw, sh) = (sw as u32, sh as u32);
     let bad = || RenderError::Decode("the decoded size does not match".into());
     let rgb = match info.pixel_format {
@@ -98,19 +98,18 @@ pub fn decode_jpeg(bytes: &[u8], specs: &[CropSpec]) -> Result<Option<Decoded>, 
 /// which on a machine already busy with a render job per core only adds
 /// context switches (about 19,000 for the corpus's 21 images, against
 /// 1,500 on one thread) and CPU time; inside the pool its rayon tasks run
-/// where they are spawned. A photo alone on an idle machine decodes 2-4 %
-/// slower this way; with two in flight the corpus takes 2-3 % less CPU.
-fn on_one_thread<T: Send>(decode: impl FnOnce() -> T + Send) -> T {
+/// where they are spawned. A photo alone on an idle machine decodes 2-6 %
+/// slower this way; with two in flight the corpus takes 1-2 % less CPU.
+/// Without a thread there is no decode (outside a pool, jpeg-decoder's
+/// rayon worker would start rayon's global pool, which panics when it
+/// cannot), so that is `Busy`, and the job is tried again.
+fn on_one_thread<T: Send>(decode: impl FnOnce() -> T + Send) -> Result<T, RenderError> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(1)
         .thread_name(|_| "jpeg-decode".into())
-        .build();
-    match pool {
-        Ok(pool) => pool.install(decode),
-        // No thread to be had: a file is not failed for that, so the
-        // decode goes on here (rayon's global pool takes its rows).
-        Err(_) => decode(),
-    }
+        .build()
+        .map_err(|e| RenderError::Busy(e.to_string()))?;
+    Ok(pool.install(decode))
 }
 
 #[cfg(test)]
