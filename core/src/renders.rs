@@ -174,14 +174,8 @@ impl Renderer {
     /// The job's last attempt failed: the image will not get its renders,
     /// and its owner reads `reason`.
     pub async fn mark_failed(&self, image_id: Uuid, reason: &str) -> Result<()> {
-        self.repo
-            .set_failure_reason(image_id, reason, crate::time::now_ms())
-            .await?;
-        self.repo.set_status(image_id, ImageStatus::Failed).await?;
         let queued = self.repo.queued_jobs(image_id).await?;
-        self.repo
-            .settle_job_items(image_id, &queued, ItemState::Failed)
-            .await
+        self.fail(image_id, &queued, reason).await
     }
 
     /// The image will not get its renders; the owner sees why.
