@@ -63,6 +63,11 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def own_cpu_seconds():
+    t = os.times()
+    return t.user + t.system
+
+
 def status_mib(pid, field):
     with open(f"/proc/{pid}/status") as f:
         for line in f:
@@ -107,7 +112,7 @@ def main():
                 time.sleep(0.02)
 
     count = len(jobs)
-    cpu0 = cpu_seconds(a.pid)
+    cpu0, own0 = cpu_seconds(a.pid), own_cpu_seconds()
     start = time.perf_counter()
     peak, done = [0.0], threading.Event()
 
@@ -128,6 +133,7 @@ def main():
     print(json.dumps({"tool": "lightbox (HTTP API)", "images": count, "seconds": round(secs, 3),
                       "images_per_s": round(count / secs, 3),
                       "cpu_s": round(cpu_seconds(a.pid) - cpu0, 1),
+                      "client_cpu_s": round(own_cpu_seconds() - own0, 2),
                       "peak_rss_mib": round(peak[0], 1),
                       "hwm_mib": round(status_mib(a.pid, "VmHWM:"), 1), "failed": len(failures)}),
           flush=True)
