@@ -24,6 +24,7 @@ workers are started and have loaded libvips before the clock starts (a
 fork and `import pyvips` cost 0.14-0.25 s a worker, 1-3 % of a pass), as
 Lightbox's server is started before its line is timed."""
 import json
+import multiprocessing
 import os
 import resource
 import subprocess
@@ -133,47 +134,51 @@ def proc_cpu_seconds(pids):
     return total / os.sysconf("SC_CLK_TCK")
 
 
-def warm_up(_):
-    """Loads libvips in a worker and holds it long enough for every worker
-    to take one of these; returns the worker's pid."""
+def load_libvips(barrier):
+    """A worker's start: loads libvips once, for the whole run."""
+    global _meeting
+    _meeting = barrier
     import pyvips
 
     pyvips.cache_set_max(0)
     pyvips.Image.black(16, 16).avg()
-    time.sleep(0.3)
+
+
+def meet(_):
+    """Held until every worker has taken one, so each returns its pid."""
+    _meeting.wait(timeout=120)
     return os.getpid()
 
 
-def measure(tool, work, jobs, parallel, pool_kind):
+def warm_process_pool(parallel):
+    """Worker processes that have started and loaded libvips, and the CPU
+    that took, so a pass times only the images (as Lightbox's server is
+    started and signed in to before its line)."""
+    pool = ProcessPoolExecutor(parallel, initializer=load_libvips,
+                               initargs=(multiprocessing.Barrier(parallel),))
+    pids = set(pool.map(meet, range(parallel)))
+    return pool, proc_cpu_seconds(pids)
+
+
+def measure(tool, work, jobs, pool, startup_cpu=0.0):
     peak, done = [0], threading.Event()
 
     def sample():
         while not done.wait(0.02):
             peak[0] = max(peak[0], tree_rss_kib(os.getpid()))
 
-    with pool_kind(parallel) as pool:
-        workers = None
-        if pool_kind is ProcessPoolExecutor:
-            # The workers start and load libvips before the clock starts, as
-            # Lightbox's server is started and signed in to before its line;
-            # their CPU is then read from /proc while they still run.
-            workers = set(pool.map(warm_up, range(parallel)))
-            if len(workers) != parallel:
-                raise SystemExit(f"{len(workers)} warm workers, wanted {parallel}")
-        sampler = threading.Thread(target=sample)
-        sampler.start()
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpu0 = proc_cpu_seconds(workers) if workers else 0.0
-        start = time.perf_counter()
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    # Children's CPU counts once they exit, when the pool shuts down.
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    with pool:
         produced = sum(pool.map(work, jobs))
         secs = time.perf_counter() - start
-        if workers:
-            cpu = proc_cpu_seconds(workers) - cpu0
-        done.set()
-        sampler.join()
-    if not workers:
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    done.set()
+    sampler.join()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime) - startup_cpu
     print(json.dumps({"tool": tool, "images": len(jobs), "seconds": round(secs, 3),
                       "images_per_s": round(len(jobs) / secs, 3), "cpu_s": round(cpu, 1),
                       "peak_rss_mib": round(peak[0] / 1024, 1), "bytes_out": produced}), flush=True)
@@ -186,15 +191,15 @@ def main():
     tools = os.environ.get("VIPS_TOOLS", "pyvips pyvips-lightbox-shrink vipsthumbnail").split()
     if "pyvips" in tools:
         # Worker processes live for the whole run, one image at a time each.
-        measure("libvips (pyvips, materialised cascade)", pyvips_render, jobs, parallel,
-                ProcessPoolExecutor)
+        measure("libvips (pyvips, materialised cascade)", pyvips_render, jobs,
+                *warm_process_pool(parallel))
     if "pyvips-lightbox-shrink" in tools:
         measure("libvips (pyvips, cascade, Lightbox's shrink-on-load)", pyvips_lightbox_shrink,
-                jobs, parallel, ProcessPoolExecutor)
+                jobs, *warm_process_pool(parallel))
     if "vipsthumbnail" in tools:
         # Threads only start the vipsthumbnail processes.
-        measure("libvips (vipsthumbnail per preset)", vipsthumbnail_render, jobs, parallel,
-                ThreadPoolExecutor)
+        measure("libvips (vipsthumbnail per preset)", vipsthumbnail_render, jobs,
+                ThreadPoolExecutor(parallel))
 
 
 if __name__ == "__main__":
