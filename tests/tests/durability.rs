@@ -1,0 +1,203 @@
+//! What the service reports stored is on disk first. Watched from outside
+//! with strace attached to a running server with local blobs: an
+//! original's bytes and its folders are synced before the database write
+//! that names it, a render's before the write that records it, and on
+//! SQLite the log is synced before the 201. A power loss can cost neither
+//! a row its blob nor a client an upload it was told was kept.
+
+use lightbox_e2e::{corpus, Server};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+const DEADLINE: Duration = Duration::from_secs(60);
+
+/// strace attached to every thread of a process, writing to a file.
+struct Trace {
+    child: Child,
+    log: PathBuf,
+}
+
+impl Trace {
+    async fn attach(pid: u32, log: PathBuf) -> Trace {
+        let mut child = Command::new("strace")
+            .args(["-f", "-qq", "-yy", "-s", "65536", "-o"])
+            .arg(&log)
+            .args([
+                "-e",
+                "trace=fsync,fdatasync,write,pwrite64,writev,sendto,sendmsg",
+            ])
+            .args(["-p", &pid.to_string()])
+            .stdin(Stdio::null())
+            .spawn()
+            .expect("strace (scripts/test.sh installs it)");
+        let start = std::time::Instant::now();
+        while !all_traced(pid) {
+            if let Ok(Some(exit)) = child.try_wait() {
+                panic!("strace could not attach ({exit}): is ptrace allowed here?");
+            }
+            assert!(start.elapsed() < DEADLINE, "strace did not attach");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        Trace { child, log }
+    }
+
+    /// Detaches (strace leaves the process running) and returns the calls.
+    fn finish(mut self) -> Vec<String> {
+        let pid = self.child.id().to_string();
+        let _ = Command::new("kill").args(["-INT", &pid]).status();
+        let _ = self.child.wait();
+        calls(&std::fs::read_to_string(&self.log).expect("the strace log"))
+    }
+}
+
+impl Drop for Trace {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn all_traced(pid: u32) -> bool {
+    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).expect("the server's threads");
+    tasks.flatten().all(|task| {
+        let status = std::fs::read_to_string(task.path().join("status")).unwrap_or_default();
+        status
+            .lines()
+            .any(|l| l.starts_with("TracerPid:") && l.split_whitespace().nth(1) != Some("0"))
+    })
+}
+
+/// One entry per finished call, in the order they finished: a call that
+/// strace split (`<unfinished ...>`, then `<... resumed>` on the same
+/// thread) is joined at its end.
+fn calls(log: &str) -> Vec<String> {
+    let mut open: std::collections::HashMap<&str, String> = Default::default();
+    let mut done = Vec::new();
+    for line in log.lines() {
+        // strace pads thread ids to five columns.
+        let (pid, rest) = line.split_once(' ').unwrap_or(("", line));
+        let rest = rest.trim_start();
+        if let Some(head) = rest.strip_suffix(" <unfinished ...>") {
+            open.insert(pid, head.to_owned());
+        } else if let Some(tail) = rest.strip_prefix("<... ") {
+            let head = open.remove(pid).unwrap_or_default();
+            let tail = tail.split_once(" resumed>").map_or(tail, |(_, t)| t);
+            done.push(format!("{head}{tail}"));
+        } else {
+            done.push(rest.to_owned());
+        }
+    }
+    done
+}
+
+/// The first finished call that satisfies `is`, failing with the log.
+fn position(calls: &[String], what: &str, is: impl Fn(&str) -> bool) -> usize {
+    calls
+        .iter()
+        .position(|c| is(c))
+        .unwrap_or_else(|| panic!("no {what} in the trace:\n{}", calls.join("\n")))
+}
+
+fn is_sync(call: &str) -> bool {
+    (call.starts_with("fsync(") || call.starts_with("fdatasync(")) && call.ends_with("= 0")
+}
+
+fn synced(call: &str, path: &Path) -> bool {
+    is_sync(call) && call.contains(&format!("<{}>)", path.display()))
+}
+
+/// The suffix strace gives a socket to PostgreSQL (`-yy`).
+fn postgres_socket() -> String {
+    let url = std::env::var("LIGHTBOX_TEST_POSTGRES").unwrap_or_default();
+    let port = reqwest::Url::parse(&url).ok().and_then(|u| u.port());
+    format!(":{}]>", port.unwrap_or(5432))
+}
+
+/// A write that hands `text` to the database: SQLite's log, or a socket to
+/// PostgreSQL.
+fn database_write(call: &str, text: &str) -> bool {
+    let to_database = call.contains("-wal>") || call.contains(&postgres_socket());
+    let writes = ["write(", "pwrite64(", "writev(", "sendto(", "sendmsg("];
+    to_database && writes.iter().any(|w| call.starts_with(w)) && call.contains(text)
+}
+
+fn on_postgres() -> bool {
+    std::env::var("LIGHTBOX_TEST_POSTGRES").is_ok_and(|v| !v.is_empty())
+}
+
+#[tokio::test]
+async fn stored_blobs_reach_the_disk_before_the_rows_that_name_them() {
+    let s = Server::start();
+    let token = s.admin_token().await;
+    let blobs = std::fs::canonicalize(s.data.0.join("blobs")).expect("the blob folder");
+    let trace = Trace::attach(s.pid(), s.data.0.join("strace.log")).await;
+
+    let (status, img) = s
+        .upload(
+            Some(&token),
+            corpus("sunset_4272x2848.jpg"),
+            "sunset.jpg",
+            "image/jpeg",
+            None,
+        )
+        .await;
+    assert_eq!(status, 201, "{img}");
+    let id = img["id"].as_str().expect("an id").to_owned();
+    s.ready(&token, &Value::String(id.clone())).await;
+    let calls = trace.finish();
+
+    let original = s
+        .blobs()
+        .into_iter()
+        .find(|p| p.ends_with(&id) && p.to_string_lossy().contains("/originals/"))
+        .expect("the original's file");
+    let original = std::fs::canonicalize(original).expect("the original");
+    let folder = original.parent().expect("its folder");
+    let answered = position(&calls, "201 to the client", |c| {
+        c.contains("HTTP/1.1 201") && !c.contains(&postgres_socket())
+    });
+    let file_synced = position(&calls, "sync of the original", |c| synced(c, &original));
+    let folder_synced = position(&calls, "sync of its folder", |c| synced(c, folder));
+    let root_synced = position(&calls, "sync of the blob root", |c| synced(c, &blobs));
+    assert!(file_synced < answered && folder_synced < answered && root_synced < answered);
+    let key = original
+        .strip_prefix(&blobs)
+        .expect("under the blob folder");
+    let key = key.display().to_string();
+    let recorded = position(&calls, "the row's write", |c| database_write(c, &key));
+    assert!(
+        file_synced < recorded && folder_synced < recorded && root_synced < recorded,
+        "{key} recorded before synced"
+    );
+    if !on_postgres() {
+        // PostgreSQL makes its own commits durable; SQLite's log must be
+        // synced before the 201.
+        let committed = (recorded..calls.len())
+            .find(|&i| is_sync(&calls[i]) && calls[i].contains("-wal>"))
+            .expect("a sync of the log after the row");
+        assert!(committed < answered, "the log was synced after the 201");
+    }
+
+    let got = s.ok(Some(&token), "image.get", json!({ "id": id })).await;
+    let renders = got["renders"].as_array().expect("renders");
+    assert!(!renders.is_empty(), "{got}");
+    let mut seen = 0;
+    for file in s.blobs() {
+        let file = std::fs::canonicalize(file).expect("a render");
+        let key = file.strip_prefix(&blobs).expect("under the blob folder");
+        if !key.starts_with("renders") {
+            continue;
+        }
+        let key = key.display().to_string();
+        let file_synced = position(&calls, "sync of a render", |c| synced(c, &file));
+        let recorded = position(&calls, "the render's row", |c| database_write(c, &key));
+        assert!(
+            file_synced < recorded,
+            "{key} recorded before it was synced"
+        );
+        seen += 1;
+    }
+    assert_eq!(seen, renders.len(), "a file per render");
+}
