@@ -60,7 +60,7 @@ impl AppState {
         let relay = Relay::new(repo.clone(), queue.clone());
         let changes = Changes::default();
         let renderer = Renderer {
-            repo: repo.clone(),
+            repo: repo.relaxed(),
             store: store.clone(),
             resources: Resources { repo: repo.clone() },
             changes: changes.clone(),

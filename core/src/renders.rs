@@ -17,6 +17,7 @@ use uuid::Uuid;
 
 #[derive(Clone)]
 pub struct Renderer {
+    /// `Repo::relaxed`: what a job records, a restart redoes.
     pub repo: DynRepo,
     pub store: BlobStore,
     /// The presets and the pixel limit, read afresh for every job.

@@ -15,7 +15,7 @@ fn renderer(sql: &crate::db::SqlRepo) -> (crate::db::DynRepo, BlobStore, Rendere
     let repo: crate::db::DynRepo = Arc::new(sql.clone());
     let store = BlobStore::from_url("memory://").unwrap();
     let renderer = Renderer {
-        repo: repo.clone(),
+        repo: repo.relaxed(),
         store: store.clone(),
         resources: Resources { repo: repo.clone() },
         changes: Default::default(),

@@ -2,10 +2,11 @@
 //! with strace attached to a running server with local blobs: an
 //! original's bytes and its folders are synced before the database write
 //! that names it, a render's before the write that records it, and on
-//! SQLite the log is synced before the 201. A power loss can cost neither
-//! a row its blob nor a client an upload it was told was kept.
+//! SQLite the log is synced before the 201 and before a replaced render's
+//! file goes. A power loss can cost neither a row its blob nor a client an
+//! upload it was told was kept.
 
-use lightbox_e2e::{corpus, Server};
+use lightbox_e2e::{corpus, eventually, synthetic_jpeg, Server};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -26,7 +27,7 @@ impl Trace {
             .arg(&log)
             .args([
                 "-e",
-                "trace=fsync,fdatasync,write,pwrite64,writev,sendto,sendmsg",
+                "trace=fsync,fdatasync,write,pwrite64,writev,sendto,sendmsg,unlink,unlinkat",
             ])
             .args(["-p", &pid.to_string()])
             .stdin(Stdio::null())
@@ -200,4 +201,122 @@ async fn stored_blobs_reach_the_disk_before_the_rows_that_name_them() {
         seen += 1;
     }
     assert_eq!(seen, renders.len(), "a file per render");
+}
+
+/// Every render file under the blob folder.
+fn render_files(s: &Server) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = s
+        .blobs()
+        .into_iter()
+        .filter(|p| p.to_string_lossy().contains("/renders/"))
+        .map(|p| std::fs::canonicalize(p).expect("a render"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// A render job records on SQLite without waiting for the log (a restart
+/// redoes it), but the file of a render it replaced goes only after the
+/// row naming the successor is synced: a power loss cannot leave the row
+/// naming a deleted file.
+#[tokio::test]
+async fn a_replaced_render_goes_only_after_its_successor_is_durable() {
+    let s = Server::start();
+    let token = s.admin_token().await;
+    let photo = synthetic_jpeg(1200, 800, 7);
+    let (status, img) = s
+        .upload(Some(&token), photo, "g.jpg", "image/jpeg", None)
+        .await;
+    assert_eq!(status, 201, "{img}");
+    let id = img["id"].clone();
+    s.ready(&token, &id).await;
+    let before = render_files(&s);
+    let blobs = std::fs::canonicalize(s.data.0.join("blobs")).expect("the blob folder");
+    let trace = Trace::attach(s.pid(), s.data.0.join("strace.log")).await;
+
+    // A focal point re-renders the crop (`thumb`) at a new version.
+    let focus = json!({ "id": id, "focus": { "x": 0.1, "y": 0.1 } });
+    s.ok(Some(&token), "image.update", focus).await;
+    let (gone, added) = eventually(DEADLINE, "the old thumb replaced", || async {
+        let now = render_files(&s);
+        let gone: Vec<_> = before
+            .iter()
+            .filter(|f| !now.contains(f))
+            .cloned()
+            .collect();
+        let added: Vec<_> = now
+            .iter()
+            .filter(|f| !before.contains(f))
+            .cloned()
+            .collect();
+        (!gone.is_empty() && gone.len() == added.len()).then_some((gone, added))
+    })
+    .await;
+    let calls = trace.finish();
+    assert_eq!(gone.len(), 1, "only the crop moves: {gone:?}");
+    let new_key = added[0]
+        .strip_prefix(&blobs)
+        .expect("under the blob folder");
+    let new_key = new_key.display().to_string();
+    let recorded = position(&calls, "the successor's row", |c| {
+        database_write(c, &new_key)
+    });
+    let old = gone[0].display().to_string();
+    let unlinked = position(&calls, "the old file's unlink", |c| {
+        c.starts_with("unlink") && c.contains(&old) && c.ends_with("= 0")
+    });
+    assert!(
+        recorded < unlinked,
+        "{old} deleted before its successor was recorded"
+    );
+    if !on_postgres() {
+        let synced = (recorded..unlinked).any(|i| is_sync(&calls[i]) && calls[i].contains("-wal>"));
+        assert!(
+            synced,
+            "{old} deleted before the log holding its successor was synced"
+        );
+    }
+}
+
+/// A re-render the process died owing (its job was in the in-process
+/// queue, or a power loss undid what it recorded) is made at the next
+/// start, also for a photo that stays `ready` meanwhile.
+#[tokio::test]
+async fn a_re_render_owed_at_a_kill_is_made_at_the_next_start() {
+    if on_postgres() {
+        return; // a restart on the same database is exercised on SQLite
+    }
+    let s = Server::start();
+    let token = s.admin_token().await;
+    let img = s.photo(&token, 1200, 800, "owed").await;
+    let id = img["id"].as_str().expect("an id").to_owned();
+    let data = s.stop();
+
+    // What a focal point's change commits before its job runs.
+    let url = format!("sqlite://{}", data.0.join("lightbox.db").display());
+    let db = sqlx::SqlitePool::connect(&url).await.expect("the database");
+    let bumped = sqlx::query(
+        "UPDATE renders SET version = version + 1 WHERE image_id = $1 AND code = 'thumb'",
+    )
+    .bind(&id)
+    .execute(&db)
+    .await
+    .expect("the bump");
+    assert_eq!(bumped.rows_affected(), 1);
+    db.close().await;
+
+    let s = Server::start_in(data, &[]);
+    let token = s.admin_token().await;
+    let thumb = eventually(DEADLINE, "the owed thumb", || async {
+        let got = s.ok(Some(&token), "image.get", json!({ "id": id })).await;
+        assert_eq!(got["status"], "ready", "{got}");
+        let renders = got["renders"].as_array().expect("renders").clone();
+        let thumb = renders.into_iter().find(|r| r["crop"] == "thumb")?;
+        let made = thumb["pending"] == false && thumb["url"].as_str()?.ends_with("?v=2");
+        made.then_some(thumb)
+    })
+    .await;
+    let url = thumb["url"].as_str().expect("a url");
+    let served = s.http().get(url).send().await.expect("the thumb");
+    assert_eq!(served.status(), 200);
 }

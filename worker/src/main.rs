@@ -34,7 +34,7 @@ async fn run() -> anyhow::Result<()> {
     let store = BlobStore::from_url(&config.storage_url)?;
     let queue: Arc<dyn JobQueue> = Arc::new(NatsQueue::connect(nats).await?);
     let renderer = Renderer {
-        repo: repo.clone(),
+        repo: repo.relaxed(),
         store: store.clone(),
         resources: Resources { repo: repo.clone() },
         // A worker serves no renders, so nothing here caches them.

@@ -31,6 +31,10 @@ pub trait ImageRepo {
     ) -> Result<Vec<ImageView>>;
     async fn set_status(&self, image_id: Uuid, status: ImageStatus) -> Result<()>;
     async fn images_with_status(&self, status: ImageStatus) -> Result<Vec<Uuid>>;
+    /// `ready` photos with a render a job still owes (its spec moved on
+    /// since its bytes were made): a job lost with the in-process queue,
+    /// or whose commits a power loss undid.
+    async fn ready_images_owed_renders(&self) -> Result<Vec<Uuid>>;
     /// Whether `album` is a live folder of `owner`.
     async fn album_owned(&self, owner: Uuid, album: Uuid) -> Result<bool>;
     /// Changes what is given; false when the owner has no such image, or

@@ -125,6 +125,15 @@ pub trait Repo:
 {
     /// A round trip to the database, for readiness.
     async fn ping(&self) -> Result<()>;
+
+    /// The same database for work a restart redoes (a render job's
+    /// bookkeeping): on SQLite its commits do not wait for the log to
+    /// reach the disk, so a power loss can undo its last ones (and only
+    /// ever a suffix of all commits: the state an instant kill would have
+    /// left, which `Images::recover` picks up). Blob keys its writes hand
+    /// back for deletion are durably unrecorded first. PostgreSQL: the
+    /// same handle.
+    fn relaxed(&self) -> DynRepo;
 }
 
 pub type DynRepo = Arc<dyn Repo>;

@@ -197,15 +197,17 @@ impl Images {
         Ok(())
     }
 
-    /// At start: enqueues every image still waiting for renders, and every
-    /// image whose preset renders differ from the configured presets (a
-    /// preset added or changed in the configuration re-renders what it
+    /// At start: enqueues every image still waiting for renders (also a
+    /// `ready` one whose re-render was lost with the in-process queue), and
+    /// every image whose preset renders differ from the configured presets
+    /// (a preset added or changed in the configuration re-renders what it
     /// affects, at a new version).
     pub async fn recover(&self) -> Result<usize> {
         let mut waiting = self
             .repo
             .images_with_status(ImageStatus::Processing)
             .await?;
+        waiting.extend(self.repo.ready_images_owed_renders().await?);
         let resources = &self.renderer.resources;
         let mut scanned = Vec::new();
         for preset in resources.presets().await? {

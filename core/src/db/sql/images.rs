@@ -159,6 +159,27 @@ impl ImageRepo for SqlRepo {
         rows.iter().map(|r| uuid(r, "id")).collect()
     }
 
+    async fn ready_images_owed_renders(&self) -> Result<Vec<Uuid>> {
+        // `renders_owed`'s expression, word for word, as a range (every id
+        // is past ''), so both engines walk that index and not the table;
+        // no DISTINCT, which led SQLite to walk the primary key instead.
+        let rows = sqlx::query(
+            "SELECT r.image_id AS id FROM renders r \
+             WHERE (CASE WHEN r.produced_version IS NULL OR r.produced_version <> r.version \
+               THEN r.image_id END) > '' \
+             AND EXISTS (SELECT 1 FROM images i WHERE i.id = r.image_id AND i.status = $1)",
+        )
+        .bind(ImageStatus::Ready.as_str())
+        .fetch_all(&self.pool)
+        .await?;
+        let mut ids = rows
+            .iter()
+            .map(|r| uuid(r, "id"))
+            .collect::<Result<Vec<_>>>()?;
+        ids.dedup();
+        Ok(ids)
+    }
+
     async fn album_owned(&self, owner: Uuid, album: Uuid) -> Result<bool> {
         let row = sqlx::query(
             "SELECT id FROM albums WHERE id = $1 AND owner_id = $2 AND deleted_at IS NULL",

@@ -44,6 +44,11 @@ pub struct SqlRepo {
     /// reads it (about 14 % of the service's CPU for an owner's page), and
     /// it cannot bind an array.
     typed: Option<PgPool>,
+    /// SQLite only: the pool `relaxed()` hands out (`pools::Lax`).
+    lax: Option<pools::Lax>,
+    /// Set on a handle from `relaxed()`: the log its commits may have left
+    /// unsynced (`durable_now`).
+    unsynced_log: Option<std::sync::Arc<std::path::PathBuf>>,
 }
 
 impl SqlRepo {
@@ -238,6 +243,15 @@ impl Repo for SqlRepo {
     async fn ping(&self) -> Result<()> {
         sqlx::query("SELECT 1").execute(&self.pool).await?;
         Ok(())
+    }
+
+    fn relaxed(&self) -> DynRepo {
+        let mut repo = self.clone();
+        if let Some(lax) = repo.lax.take() {
+            repo.pool = lax.pool;
+            repo.unsynced_log = Some(lax.log);
+        }
+        std::sync::Arc::new(repo)
     }
 }
 

@@ -6,8 +6,11 @@ use anyhow::Context;
 use sqlx::any::AnyPoolOptions;
 use sqlx::pool::PoolOptions;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+use sqlx::sqlite::SqliteConnectOptions;
 use sqlx::{Connection, Database, Executor};
+use std::path::PathBuf;
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// The typed pool's connections, beside the `Any` pool's 16 (PostgreSQL).
@@ -73,9 +76,10 @@ impl SqlRepo {
         let pool = match engine {
             // WAL lets readers run beside the one writer; the busy timeout
             // makes writers queue instead of failing at once. FULL syncs the
-            // log at each commit, so what a 201 or a `ready` reported
-            // survives a power loss (NORMAL could roll the last commits
-            // back), as it does on PostgreSQL.
+            // log at each commit, so what a 201 or any change an owner made
+            // reported survives a power loss (NORMAL could roll the last
+            // commits back), as it does on PostgreSQL. Only a render job's
+            // bookkeeping, which a restart redoes, goes through `Lax`.
             Engine::Sqlite => options.after_connect(|conn, _| {
                 Box::pin(async move {
                     conn.execute(
@@ -122,10 +126,80 @@ impl SqlRepo {
             ),
             Engine::Sqlite => None,
         };
+        let lax = match engine {
+            Engine::Sqlite => Lax::open(url)?,
+            Engine::Postgres => None,
+        };
         Ok(SqlRepo {
             pool,
             engine,
             typed,
+            lax,
+            unsynced_log: None,
         })
+    }
+
+    /// Makes every commit of this handle durable, where `relaxed()` let
+    /// them skip the sync: the log file is synced whole (a commit already
+    /// moved into the database file by a checkpoint was synced there).
+    pub(super) async fn durable_now(&self) -> crate::Result<()> {
+        let Some(log) = self.unsynced_log.clone() else {
+            return Ok(());
+        };
+        let synced = tokio::task::spawn_blocking(move || match std::fs::File::open(&*log) {
+            Ok(file) => file.sync_data(),
+            // No log: every commit is in the database file, synced by the
+            // checkpoint that removed it.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(e),
+        });
+        synced
+            .await
+            .map_err(|e| crate::Error::Internal(e.into()))?
+            .map_err(|e| {
+                crate::Error::Internal(anyhow::Error::new(e).context("syncing the database log"))
+            })
+    }
+}
+
+/// SQLite's second pool, for `Repo::relaxed`: `synchronous = NORMAL`, so a
+/// commit returns once its pages are in the log, not on the disk. The
+/// log is one file appended in commit order, so a later synced commit
+/// (any of the main pool's) makes every earlier one durable with it.
+#[derive(Clone)]
+pub(super) struct Lax {
+    pub(super) pool: sqlx::AnyPool,
+    pub(super) log: Arc<PathBuf>,
+}
+
+impl Lax {
+    /// None for a database in memory, which has no log to relax.
+    fn open(url: &str) -> anyhow::Result<Option<Lax>> {
+        let options = SqliteConnectOptions::from_str(url).context("reading DATABASE_URL")?;
+        let file = options.get_filename();
+        if file.as_os_str() == ":memory:" || url.contains("mode=memory") {
+            return Ok(None);
+        }
+        let mut log = file.as_os_str().to_owned();
+        log.push("-wal");
+        let pool = pinged_when_idle(AnyPoolOptions::new())
+            .max_connections(4)
+            .acquire_timeout(Duration::from_secs(5))
+            .after_connect(|conn, _| {
+                Box::pin(async move {
+                    conn.execute(
+                        "PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 10000; \
+                         PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;",
+                    )
+                    .await?;
+                    Ok(())
+                })
+            })
+            .connect_lazy(url)
+            .context("opening the database")?;
+        Ok(Some(Lax {
+            pool,
+            log: Arc::new(PathBuf::from(log)),
+        }))
     }
 }

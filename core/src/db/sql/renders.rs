@@ -229,6 +229,11 @@ impl RenderRepo for SqlRepo {
             tx.commit().await?;
             removed.extend(r.produced.map(|p| p.blob_key));
         }
+        if !removed.is_empty() {
+            // The caller deletes these blobs: no row may name them after a
+            // power loss.
+            self.durable_now().await?;
+        }
         Ok(removed)
     }
 
@@ -260,7 +265,14 @@ impl RenderRepo for SqlRepo {
         .bind(&p.blob_key)
         .execute(&self.pool)
         .await?;
-        Ok((done.rows_affected() > 0, old.filter(|o| *o != p.blob_key)))
+        let current = done.rows_affected() > 0;
+        // Not recorded: the row still names its old blob, which stays.
+        let replaced = old.filter(|o| current && *o != p.blob_key);
+        if replaced.is_some() {
+            // The caller deletes it: no row may name it after a power loss.
+            self.durable_now().await?;
+        }
+        Ok((current, replaced))
     }
 
     async fn custom_crops(&self, image_id: Uuid) -> Result<Vec<CropSpec>> {
@@ -375,3 +387,7 @@ impl RenderRepo for SqlRepo {
         .transpose()
     }
 }
+
+#[cfg(test)]
+#[path = "renders_tests.rs"]
+mod tests;
