@@ -233,17 +233,15 @@ impl Renderer {
 
     /// Records written bytes as the render, unless its spec moved on.
     async fn record_output(&self, render: Render, produced: Produced) -> Result<()> {
-        let (current, replaced) = self
+        let (_, unnamed) = self
             .repo
             .render_produced(render.image_id, &render.code, &produced)
             .await?;
         self.changes.changed();
-        if !current {
-            // The spec moved on while this ran; a newer job renders it.
-            self.store.delete(&produced.blob_key).await?;
-        }
-        if let Some(old) = replaced {
-            self.store.delete(&old).await?;
+        // The render these bytes replaced, or the bytes themselves when the
+        // spec moved on while this ran (a newer job renders it).
+        if let Some(key) = unnamed {
+            self.store.delete(&key).await?;
         }
         Ok(())
     }

@@ -209,7 +209,8 @@ fn render_files(s: &Server) -> Vec<PathBuf> {
         .blobs()
         .into_iter()
         .filter(|p| p.to_string_lossy().contains("/renders/"))
-        .map(|p| std::fs::canonicalize(p).expect("a render"))
+        // A file the job renames or deletes meanwhile is left out.
+        .filter_map(|p| std::fs::canonicalize(p).ok())
         .collect();
     files.sort();
     files

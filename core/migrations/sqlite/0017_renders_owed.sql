@@ -8,3 +8,6 @@
 -- and read all of it.
 CREATE INDEX renders_owed ON renders
     ((CASE WHEN produced_version IS NULL OR produced_version <> version THEN image_id END));
+
+-- The photos a folder job still owes its renders, for the same start.
+CREATE INDEX render_job_items_queued ON render_job_items(image_id) WHERE state = 'queued';

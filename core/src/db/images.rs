@@ -31,10 +31,12 @@ pub trait ImageRepo {
     ) -> Result<Vec<ImageView>>;
     async fn set_status(&self, image_id: Uuid, status: ImageStatus) -> Result<()>;
     async fn images_with_status(&self, status: ImageStatus) -> Result<Vec<Uuid>>;
-    /// `ready` photos with a render a job still owes (its spec moved on
-    /// since its bytes were made): a job lost with the in-process queue,
-    /// or whose commits a power loss undid.
-    async fn ready_images_owed_renders(&self) -> Result<Vec<Uuid>>;
+    /// Photos a job still owes work, beyond those `processing`: `ready`
+    /// ones with a render whose spec moved on since its bytes were made,
+    /// and any with a folder job's item still queued. Work lost with the
+    /// in-process queue, or whose commits a power loss undid. Unordered,
+    /// and a photo may come more than once.
+    async fn images_owed_work(&self) -> Result<Vec<Uuid>>;
     /// Whether `album` is a live folder of `owner`.
     async fn album_owned(&self, owner: Uuid, album: Uuid) -> Result<bool>;
     /// Changes what is given; false when the owner has no such image, or

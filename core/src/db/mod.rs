@@ -126,13 +126,13 @@ pub trait Repo:
     /// A round trip to the database, for readiness.
     async fn ping(&self) -> Result<()>;
 
-    /// The same database for work a restart redoes (a render job's
-    /// bookkeeping): on SQLite its commits do not wait for the log to
-    /// reach the disk, so a power loss can undo its last ones (and only
-    /// ever a suffix of all commits: the state an instant kill would have
-    /// left, which `Images::recover` picks up). Blob keys its writes hand
-    /// back for deletion are durably unrecorded first. PostgreSQL: the
-    /// same handle.
+    /// The same database for a render job's bookkeeping: on SQLite its
+    /// commits do not wait for the log to reach the disk, so a power loss
+    /// can undo its last ones (only ever with every commit after them: the
+    /// state a kill at that instant would have left, whose owed work
+    /// `Images::recover` enqueues). A bumped render version, and every
+    /// commit before a blob key is handed back for deletion, are synced
+    /// even so. PostgreSQL: the same handle.
     fn relaxed(&self) -> DynRepo;
 }
 

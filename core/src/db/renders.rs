@@ -33,7 +33,9 @@ pub trait RenderRepo {
     /// Deletes renders whose code is not in `keep`; returns their blob keys.
     async fn remove_renders_except(&self, image_id: Uuid, keep: &[String]) -> Result<Vec<String>>;
     /// Records produced bytes if `version` is still current; returns whether
-    /// it was, and the blob key it replaced.
+    /// it was, and a blob key no row names any more, durably, for the caller
+    /// to delete: the one replaced, or the bytes' own when not recorded
+    /// (unless another run of the version recorded the same key).
     async fn render_produced(
         &self,
         image_id: Uuid,

@@ -198,7 +198,8 @@ impl Images {
     }
 
     /// At start: enqueues every image still waiting for renders (also a
-    /// `ready` one whose re-render was lost with the in-process queue), and
+    /// `ready` one whose re-render or folder job was lost with the
+    /// in-process queue or undone by a power loss), and
     /// every image whose preset renders differ from the configured presets
     /// (a preset added or changed in the configuration re-renders what it
     /// affects, at a new version).
@@ -207,7 +208,7 @@ impl Images {
             .repo
             .images_with_status(ImageStatus::Processing)
             .await?;
-        waiting.extend(self.repo.ready_images_owed_renders().await?);
+        waiting.extend(self.repo.images_owed_work().await?);
         let resources = &self.renderer.resources;
         let mut scanned = Vec::new();
         for preset in resources.presets().await? {

@@ -14,7 +14,7 @@
 
 use super::details::parsed;
 use super::image_rows::{ImageCols, IMAGE_COLS, IMAGE_FIELDS};
-use super::renders::{in_code_order, RenderCols, Specs};
+use super::render_rows::{in_code_order, RenderCols, Specs};
 use super::{bind_all, unreadable, SqlRepo, Val};
 use crate::db::ImageView;
 use crate::domain::crop::CropSpec;
@@ -206,7 +206,7 @@ fn page_query(filter: &str) -> String {
     )
 }
 
-/// One render's columns, in the order of `renders::RenderCols`.
+/// One render's columns, in the order of `render_rows::RenderCols`.
 const RENDER_FIELDS: &str =
     "r.code, r.spec, r.version, r.produced_version, r.width, r.height, r.size_bytes, r.blob_key";
 

@@ -159,25 +159,22 @@ impl ImageRepo for SqlRepo {
         rows.iter().map(|r| uuid(r, "id")).collect()
     }
 
-    async fn ready_images_owed_renders(&self) -> Result<Vec<Uuid>> {
+    async fn images_owed_work(&self) -> Result<Vec<Uuid>> {
         // `renders_owed`'s expression, word for word, as a range (every id
-        // is past ''), so both engines walk that index and not the table;
-        // no DISTINCT, which led SQLite to walk the primary key instead.
+        // is past ''), and `render_job_items_queued`'s condition, so both
+        // engines walk those indexes alone. The photo's status as a
+        // subquery per owed row: PostgreSQL joined every ready photo else.
         let rows = sqlx::query(
             "SELECT r.image_id AS id FROM renders r \
              WHERE (CASE WHEN r.produced_version IS NULL OR r.produced_version <> r.version \
                THEN r.image_id END) > '' \
-             AND EXISTS (SELECT 1 FROM images i WHERE i.id = r.image_id AND i.status = $1)",
+             AND (SELECT i.status FROM images i WHERE i.id = r.image_id) = $1 \
+             UNION ALL SELECT image_id AS id FROM render_job_items WHERE state = 'queued'",
         )
         .bind(ImageStatus::Ready.as_str())
         .fetch_all(&self.pool)
         .await?;
-        let mut ids = rows
-            .iter()
-            .map(|r| uuid(r, "id"))
-            .collect::<Result<Vec<_>>>()?;
-        ids.dedup();
-        Ok(ids)
+        rows.iter().map(|r| uuid(r, "id")).collect()
     }
 
     async fn album_owned(&self, owner: Uuid, album: Uuid) -> Result<bool> {

@@ -15,6 +15,7 @@ mod jobs;
 mod moderation;
 mod outbox;
 mod pools;
+mod render_rows;
 mod renders;
 mod resources;
 mod sharing;

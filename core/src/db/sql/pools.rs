@@ -80,16 +80,7 @@ impl SqlRepo {
             // reported survives a power loss (NORMAL could roll the last
             // commits back), as it does on PostgreSQL. Only a render job's
             // bookkeeping, which a restart redoes, goes through `Lax`.
-            Engine::Sqlite => options.after_connect(|conn, _| {
-                Box::pin(async move {
-                    conn.execute(
-                        "PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 10000; \
-                         PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL;",
-                    )
-                    .await?;
-                    Ok(())
-                })
-            }),
+            Engine::Sqlite => sqlite_settings(options, "FULL"),
             Engine::Postgres => options.after_connect(|conn, _| {
                 Box::pin(async move {
                     conn.execute(NO_JIT).await?;
@@ -141,18 +132,13 @@ impl SqlRepo {
 
     /// Makes every commit of this handle durable, where `relaxed()` let
     /// them skip the sync: the log file is synced whole (a commit already
-    /// moved into the database file by a checkpoint was synced there).
+    /// moved into the database file by a checkpoint was synced there). The
+    /// log exists while any connection is open, as this handle's is.
     pub(super) async fn durable_now(&self) -> crate::Result<()> {
         let Some(log) = self.unsynced_log.clone() else {
             return Ok(());
         };
-        let synced = tokio::task::spawn_blocking(move || match std::fs::File::open(&*log) {
-            Ok(file) => file.sync_data(),
-            // No log: every commit is in the database file, synced by the
-            // checkpoint that removed it.
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-            Err(e) => Err(e),
-        });
+        let synced = tokio::task::spawn_blocking(move || std::fs::File::open(&*log)?.sync_data());
         synced
             .await
             .map_err(|e| crate::Error::Internal(e.into()))?
@@ -162,10 +148,26 @@ impl SqlRepo {
     }
 }
 
+/// Set on each new SQLite connection, with its `synchronous` level.
+fn sqlite_settings(options: AnyPoolOptions, synchronous: &'static str) -> AnyPoolOptions {
+    options.after_connect(move |conn, _| {
+        Box::pin(async move {
+            let sql = format!(
+                "PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 10000; \
+                 PRAGMA foreign_keys = ON; PRAGMA synchronous = {synchronous};"
+            );
+            conn.execute(sql.as_str()).await?;
+            Ok(())
+        })
+    })
+}
+
 /// SQLite's second pool, for `Repo::relaxed`: `synchronous = NORMAL`, so a
-/// commit returns once its pages are in the log, not on the disk. The
-/// log is one file appended in commit order, so a later synced commit
-/// (any of the main pool's) makes every earlier one durable with it.
+/// commit returns once its pages are in the log, not on the disk. Each
+/// frame of the log carries a checksum chained from the one before, and
+/// recovery keeps frames up to the first break, so a power loss drops
+/// only a suffix of the commits; a later synced commit (any of the main
+/// pool's) makes every earlier one durable with it.
 #[derive(Clone)]
 pub(super) struct Lax {
     pub(super) pool: sqlx::AnyPool,
@@ -173,28 +175,21 @@ pub(super) struct Lax {
 }
 
 impl Lax {
-    /// None for a database in memory, which has no log to relax.
+    /// None for a database in memory, which has no log to relax. Opened
+    /// after the migrations, so the database file exists: its real path
+    /// (SQLite keeps the log beside a symlink's target) names the log.
     fn open(url: &str) -> anyhow::Result<Option<Lax>> {
-        let options = SqliteConnectOptions::from_str(url).context("reading DATABASE_URL")?;
-        let file = options.get_filename();
-        if file.as_os_str() == ":memory:" || url.contains("mode=memory") {
+        if url.contains(":memory:") || url.contains("mode=memory") {
             return Ok(None);
         }
-        let mut log = file.as_os_str().to_owned();
+        let options = SqliteConnectOptions::from_str(url).context("reading DATABASE_URL")?;
+        let file =
+            std::fs::canonicalize(options.get_filename()).context("finding the database file")?;
+        let mut log = file.into_os_string();
         log.push("-wal");
-        let pool = pinged_when_idle(AnyPoolOptions::new())
+        let pool = sqlite_settings(pinged_when_idle(AnyPoolOptions::new()), "NORMAL")
             .max_connections(4)
             .acquire_timeout(Duration::from_secs(5))
-            .after_connect(|conn, _| {
-                Box::pin(async move {
-                    conn.execute(
-                        "PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 10000; \
-                         PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;",
-                    )
-                    .await?;
-                    Ok(())
-                })
-            })
             .connect_lazy(url)
             .context("opening the database")?;
         Ok(Some(Lax {

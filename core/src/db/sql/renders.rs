@@ -1,89 +1,14 @@
 //! `RenderRepo` for `SqlRepo`.
 
-use super::{json, lock_parent, unreadable, unsigned, unsigned_of, uuid, Engine, SqlRepo};
+use super::render_rows::{in_code_order, renders_parsing_once, RENDER_COLS};
+use super::{json, lock_parent, unsigned, uuid, Engine, SqlRepo};
 use crate::db::renders::*;
 use crate::domain::crop::{CropSpec, SpecSource};
 use crate::domain::render::{Produced, Render, ServedRender};
 use crate::{Error, Result};
 use async_trait::async_trait;
-use sqlx::any::AnyRow;
-use sqlx::{Executor, FromRow, Row};
+use sqlx::{Executor, Row};
 use uuid::Uuid;
-
-pub(super) const RENDER_COLS: &str =
-    "image_id, code, spec, version, produced_version, width, height, size_bytes, blob_key";
-
-/// A render's columns but its image's id, read from a row by name or, in
-/// this order, from a JSON array (`image_views`).
-#[derive(sqlx::FromRow, serde::Deserialize)]
-pub(super) struct RenderCols {
-    pub(super) code: String,
-    pub(super) spec: String,
-    pub(super) version: i64,
-    pub(super) produced_version: Option<i64>,
-    pub(super) width: Option<i64>,
-    pub(super) height: Option<i64>,
-    pub(super) size_bytes: Option<i64>,
-    pub(super) blob_key: Option<String>,
-}
-
-impl RenderCols {
-    pub(super) fn into_render(self, image_id: Uuid, specs: &mut Specs) -> Result<Render> {
-        let produced = match (self.produced_version, self.blob_key) {
-            (Some(version), Some(blob_key)) => Some(Produced {
-                version,
-                width: size(self.width, "width")?,
-                height: size(self.height, "height")?,
-                size_bytes: size(self.size_bytes, "size_bytes")?,
-                blob_key,
-            }),
-            _ => None,
-        };
-        Ok(Render {
-            image_id,
-            code: self.code,
-            spec: specs.parse(self.spec)?,
-            version: self.version,
-            produced,
-        })
-    }
-}
-
-/// A size of a produced render: present and never negative.
-fn size<T: TryFrom<i64>>(n: Option<i64>, col: &str) -> Result<T> {
-    unsigned_of(col, n.ok_or_else(|| unreadable(col, "NULL"))?)
-}
-
-/// Many renders share a few specs (the presets): each distinct spec text
-/// is parsed once.
-#[derive(Default)]
-pub(super) struct Specs(std::collections::HashMap<String, CropSpec>);
-
-impl Specs {
-    pub(super) fn parse(&mut self, text: String) -> Result<CropSpec> {
-        if let Some(spec) = self.0.get(&text) {
-            return Ok(spec.clone());
-        }
-        let spec: CropSpec = serde_json::from_str(&text).map_err(|e| unreadable("spec", e))?;
-        self.0.insert(text, spec.clone());
-        Ok(spec)
-    }
-}
-
-fn renders_parsing_once(rows: &[AnyRow]) -> Result<Vec<Render>> {
-    let mut specs = Specs::default();
-    rows.iter()
-        .map(|r| RenderCols::from_row(r)?.into_render(uuid(r, "image_id")?, &mut specs))
-        .collect()
-}
-
-/// By image, then bytewise by code, on both engines alike (PostgreSQL's
-/// `ORDER BY` follows the database's collation, which may put `a-z`
-/// after `ab`): every view of a photo lists its renders in one order.
-pub(super) fn in_code_order(mut renders: Vec<Render>) -> Vec<Render> {
-    renders.sort_unstable_by(|a, b| (a.image_id, &a.code).cmp(&(b.image_id, &b.code)));
-    renders
-}
 
 pub(super) async fn insert_render<'e>(
     db: impl Executor<'e, Database = sqlx::Any>,
@@ -187,12 +112,17 @@ impl RenderRepo for SqlRepo {
              ON CONFLICT (image_id, code) DO UPDATE \
              SET spec = excluded.spec, version = renders.version + 1 WHERE renders.spec <> excluded.spec"
         );
-        sqlx::query(&sql)
+        let moved = sqlx::query(&sql)
             .bind(image_id.to_string())
             .bind(&spec.code)
             .bind(spec.to_json())
             .execute(&self.pool)
             .await?;
+        if moved.rows_affected() > 0 {
+            // A version, once rendered and served for a year as immutable,
+            // must never come back for another spec after a power loss.
+            self.durable_now().await?;
+        }
         Ok(())
     }
 
@@ -243,14 +173,8 @@ impl RenderRepo for SqlRepo {
         code: &str,
         p: &Produced,
     ) -> Result<(bool, Option<String>)> {
-        let before = sqlx::query("SELECT blob_key FROM renders WHERE image_id = $1 AND code = $2")
-            .bind(image_id.to_string())
-            .bind(code)
-            .fetch_optional(&self.pool)
-            .await?;
-        let old: Option<String> = match before {
-            Some(row) => row.try_get("blob_key")?,
-            None => return Ok((false, None)),
+        let Some(before) = self.named_blob(image_id, code).await? else {
+            return Ok((false, self.unnamed(Some(p.blob_key.clone())).await?));
         };
         let done = sqlx::query(
             "UPDATE renders SET produced_version = $3, width = $4, height = $5, size_bytes = $6, blob_key = $7 \
@@ -266,13 +190,15 @@ impl RenderRepo for SqlRepo {
         .execute(&self.pool)
         .await?;
         let current = done.rows_affected() > 0;
-        // Not recorded: the row still names its old blob, which stays.
-        let replaced = old.filter(|o| current && *o != p.blob_key);
-        if replaced.is_some() {
-            // The caller deletes it: no row may name it after a power loss.
-            self.durable_now().await?;
-        }
-        Ok((current, replaced))
+        let unnamed = if current {
+            before.filter(|old| *old != p.blob_key)
+        } else {
+            // Another run of this version may have recorded these very
+            // bytes' key. None can from now on: the version has moved on.
+            let now = self.named_blob(image_id, code).await?.flatten();
+            (now.as_ref() != Some(&p.blob_key)).then(|| p.blob_key.clone())
+        };
+        Ok((current, self.unnamed(unnamed).await?))
     }
 
     async fn custom_crops(&self, image_id: Uuid) -> Result<Vec<CropSpec>> {
@@ -385,6 +311,28 @@ impl RenderRepo for SqlRepo {
             })
         })
         .transpose()
+    }
+}
+
+impl SqlRepo {
+    /// The blob a render's row names; None when there is no row.
+    async fn named_blob(&self, image_id: Uuid, code: &str) -> Result<Option<Option<String>>> {
+        let row = sqlx::query("SELECT blob_key FROM renders WHERE image_id = $1 AND code = $2")
+            .bind(image_id.to_string())
+            .bind(code)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row.map(|r| r.try_get("blob_key")).transpose()?)
+    }
+
+    /// A key no row names any more, handed to the caller to delete: first
+    /// every commit so far is made durable, so that no row can name it
+    /// again after a power loss.
+    async fn unnamed(&self, key: Option<String>) -> Result<Option<String>> {
+        if key.is_some() {
+            self.durable_now().await?;
+        }
+        Ok(key)
     }
 }
 
