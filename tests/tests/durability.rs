@@ -6,7 +6,7 @@
 //! file goes. A power loss can cost neither a row its blob nor a client an
 //! upload it was told was kept.
 
-use lightbox_e2e::{corpus, eventually, synthetic_jpeg, Server};
+use lightbox_e2e::{corpus, eventually, Server};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -224,13 +224,7 @@ fn render_files(s: &Server) -> Vec<PathBuf> {
 async fn a_replaced_render_goes_only_after_its_successor_is_durable() {
     let s = Server::start();
     let token = s.admin_token().await;
-    let photo = synthetic_jpeg(1200, 800, 7);
-    let (status, img) = s
-        .upload(Some(&token), photo, "g.jpg", "image/jpeg", None)
-        .await;
-    assert_eq!(status, 201, "{img}");
-    let id = img["id"].clone();
-    s.ready(&token, &id).await;
+    let id = s.photo(&token, 1200, 800, "replaced").await["id"].clone();
     let before = render_files(&s);
     let blobs = std::fs::canonicalize(s.data.0.join("blobs")).expect("the blob folder");
     let trace = Trace::attach(s.pid(), s.data.0.join("strace.log")).await;

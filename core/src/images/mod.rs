@@ -199,10 +199,10 @@ impl Images {
 
     /// At start: enqueues every image still waiting for renders (also a
     /// `ready` one whose re-render or folder job was lost with the
-    /// in-process queue or undone by a power loss), and
-    /// every image whose preset renders differ from the configured presets
-    /// (a preset added or changed in the configuration re-renders what it
-    /// affects, at a new version).
+    /// in-process queue or undone by a power loss), and every image whose
+    /// preset renders differ from the configured presets (a preset added
+    /// or changed in the configuration re-renders what it affects, at a
+    /// new version).
     pub async fn recover(&self) -> Result<usize> {
         let mut waiting = self
             .repo
