@@ -9,6 +9,7 @@ use crate::domain::jobs::ItemState;
 use crate::domain::render::{Produced, Render};
 use crate::limits::memory;
 use crate::render::pipeline::{self, Output, RenderError};
+use crate::render::priority;
 use crate::resources::Resources;
 use crate::serving::Changes;
 use crate::store::BlobStore;
@@ -137,11 +138,14 @@ impl Renderer {
                 .collect();
             // Admitted against the memory budget before a pixel is decoded.
             let needed = memory::estimate(&original, &specs).unwrap_or(0);
-            let _memory = match self.budget.admit(needed).await {
+            let permit = match self.budget.admit(needed).await {
                 Ok(permit) => permit,
                 Err(over) => return self.fail(image_id, &serving, &over.to_string()).await,
             };
-            let rendered = tokio::task::spawn_blocking(move || {
+            let rendered = priority::below_requests(move || {
+                // Held by the thread: a job abandoned at shutdown still
+                // counts until its pixels are freed.
+                let _permit = permit;
                 let decoded = pipeline::decode(&original, max_pixels, &specs)?;
                 // The file's bytes are not needed past the decode.
                 drop(original);

@@ -62,3 +62,21 @@ pub async fn within(deadline: Duration, mut check: impl FnMut() -> bool) -> bool
     }
     check()
 }
+
+/// (thread id, name, nice) of every thread of the process now.
+pub fn thread_nices(pid: u32) -> Vec<(u32, String, i32)> {
+    let Ok(dir) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return Vec::new();
+    };
+    dir.flatten()
+        .filter_map(|task| {
+            let tid = task.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(task.path().join("stat")).ok()?;
+            let (head, rest) = stat.rsplit_once(')')?;
+            let name = head.split_once('(')?.1.to_owned();
+            // Field 19 of stat; `rest` starts at field 3.
+            let nice = rest.split_whitespace().nth(16)?.parse().ok()?;
+            Some((tid, name, nice))
+        })
+        .collect()
+}

@@ -5,7 +5,8 @@
 
 use lightbox_e2e::{eventually, proc, Server};
 use serde_json::{json, Value};
-use std::time::Duration;
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
 
 /// A 1x15000 PNG: a few hundred bytes that ask for a huge pad canvas.
 fn sliver() -> Vec<u8> {
@@ -196,4 +197,71 @@ async fn memory_renders_free_goes_back_once_they_are_idle() {
         back,
         "RSS {now} MiB after the renders went idle, {base} MiB before"
     );
+}
+
+/// A render job and the threads it starts (decoder, encoders) run 10
+/// nice levels below the process, so request handling is favoured on a
+/// busy machine; the runtime's request threads keep the process's nice.
+#[tokio::test]
+async fn renders_run_below_request_handling() {
+    let srv = Server::start();
+    let t = srv.admin_token().await;
+    let name = "elephants_5640x3172_prog.jpg";
+    // The last reading of each thread: a render thread is named a moment
+    // before it lowers itself.
+    let mut last: HashMap<(u32, String), i32> = HashMap::new();
+    let mut base = 0;
+    let seen_all = |last: &HashMap<(u32, String), i32>| {
+        let renders = last.keys().filter(|(_, n)| n == "render").count();
+        // The job's thread and at least one encoder, and the decoder.
+        renders >= 2 && last.keys().any(|(_, n)| n == "jpeg-decode")
+    };
+    // Its decode alone takes about a second, its encodes half as long
+    // again: seen unless the machine is far faster, hence a few photos.
+    for _ in 0..5 {
+        let (status, img) = srv
+            .upload(
+                Some(&t),
+                lightbox_e2e::corpus(name),
+                name,
+                "image/jpeg",
+                None,
+            )
+            .await;
+        assert_eq!(status, 201, "{img}");
+        let id = img["id"].clone();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            for (tid, n, nice) in proc::thread_nices(srv.pid()) {
+                if n == "lightbox-api" {
+                    base = nice;
+                } else if n == "render" || n == "jpeg-decode" || n.starts_with("tokio-r") {
+                    last.insert((tid, n), nice);
+                }
+            }
+            let img = srv.ok(Some(&t), "image.get", json!({ "id": id })).await;
+            if img["status"] == "ready" || Instant::now() > deadline {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        srv.ready(&t, &id).await;
+        if seen_all(&last) {
+            break;
+        }
+    }
+    assert!(seen_all(&last), "render threads not all seen: {last:?}");
+    let render_nice = (base + 10).min(19);
+    let wrong: Vec<_> = last
+        .iter()
+        .filter(|((_, n), nice)| {
+            let want = if n.starts_with("tokio-r") {
+                base
+            } else {
+                render_nice
+            };
+            **nice != want
+        })
+        .collect();
+    assert!(wrong.is_empty(), "process at nice {base}: {wrong:?}");
 }

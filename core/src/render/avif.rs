@@ -47,7 +47,7 @@ pub fn encode_at(
 /// found by walking ISO-BMFF boxes: enough for tests and probes that have
 /// no AV1 decoder.
 pub fn declared_size(file: &[u8]) -> Option<(u32, u32)> {
-    let at = file.windows(4).position(|w| w == b"ispe")?;
+    let at = memchr::memmem::find(file, b"ispe")?;
     let body = file.get(at + 8..at + 16)?;
     let w = u32::from_be_bytes(body[..4].try_into().ok()?);
     let h = u32::from_be_bytes(body[4..].try_into().ok()?);

@@ -115,7 +115,7 @@ fn attr(xml: &str, name: &str) -> Option<String> {
 }
 
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    hay.windows(needle.len()).position(|w| w == needle)
+    memchr::memmem::find(hay, needle)
 }
 
 /// The MPF index (CIPA DC-007) of the primary's APP2 segment: where the

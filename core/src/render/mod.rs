@@ -11,6 +11,7 @@ pub mod orient;
 pub mod pipeline;
 pub mod pixels;
 pub mod placeholder;
+pub mod priority;
 pub mod probe;
 pub mod shrink;
 pub mod small;

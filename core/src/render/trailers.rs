@@ -188,7 +188,7 @@ impl Framer {
                 };
                 n as usize
             }
-            State::Entropy { ff: false } => match b.iter().position(|x| *x == 0xFF) {
+            State::Entropy { ff: false } => match memchr::memchr(0xFF, b) {
                 Some(i) => {
                     self.state = State::Entropy { ff: true };
                     i + 1
