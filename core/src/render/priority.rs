@@ -75,7 +75,7 @@ fn lower_this_thread() {
 }
 
 /// The calling thread's nice.
-pub fn nice_of_this_thread() -> i32 {
+fn nice_of_this_thread() -> i32 {
     #[cfg(target_os = "linux")]
     // SAFETY: reads the calling thread's nice; for the calling thread it
     // cannot fail, so -1 is a nice, not an error.
