@@ -74,7 +74,8 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     )
     .await?;
     // Jobs in progress finish; unsent and unstarted work stays in the
-    // outbox and the queue, and is picked up at the next start.
+    // outbox (the in-process queue's too, marked sent), and is handed out
+    // again at the next start.
     let _ = stop.send(true);
     let _ = relay.await;
     if let Some(workers) = workers {

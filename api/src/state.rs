@@ -56,7 +56,7 @@ impl AppState {
         let repo = db::connect(config.database_url.expose()).await?;
         let store = BlobStore::from_url(&config.storage_url)?;
         let signer = Signer::from_config(&config)?;
-        let queue = queue(&config).await?;
+        let queue = queue(&config, &repo).await?;
         let relay = Relay::new(repo.clone(), queue.clone());
         let changes = Changes::default();
         let renderer = Renderer {
@@ -128,10 +128,12 @@ impl AppState {
     }
 }
 
-/// NATS JetStream when `NATS_URL` is set, else the in-process queue.
-async fn queue(config: &Config) -> anyhow::Result<Arc<dyn JobQueue>> {
+/// NATS JetStream when `NATS_URL` is set, else the in-process queue, which
+/// removes a job's outbox row when the job is done. Without waiting for
+/// the log: a removal a power loss undoes only runs that job once more.
+async fn queue(config: &Config, repo: &DynRepo) -> anyhow::Result<Arc<dyn JobQueue>> {
     Ok(match NatsSettings::from_config(config) {
         Some(settings) => Arc::new(NatsQueue::connect(settings).await?),
-        None => Arc::new(MemoryQueue::new()),
+        None => Arc::new(MemoryQueue::with_outbox(repo.relaxed())),
     })
 }

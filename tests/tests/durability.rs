@@ -315,3 +315,101 @@ async fn a_re_render_owed_at_a_kill_is_made_at_the_next_start() {
     let served = s.http().get(url).send().await.expect("the thumb");
     assert_eq!(served.status(), 200);
 }
+
+const CORPUS: [(&str, &str); 7] = [
+    ("bridge_4352x2448.webp", "image/webp"),
+    ("dragonfly_orient6_3168x4224.jpg", "image/jpeg"),
+    ("elephants_5640x3172_prog.jpg", "image/jpeg"),
+    ("kleiber_6028x3391.jpg", "image/jpeg"),
+    ("picosdeeuropa_3264x2448.png", "image/png"),
+    ("seeding_5312x2988.jpg", "image/jpeg"),
+    ("sunset_4272x2848.jpg", "image/jpeg"),
+];
+
+fn presets(large: u32) -> String {
+    format!(
+        "[[presets]]\ncode = \"thumb\"\nwidth = 100\nheight = 100\n\n\
+         [[presets]]\ncode = \"large\"\nwidth = {large}\nheight = 0\nmode = \"fit\"\n"
+    )
+}
+
+/// Waits until the in-process queue holds `n` jobs none of which is done.
+async fn queued(s: &Server, n: usize) {
+    let want = format!("lightbox_queue_depth {n}\n");
+    let start = std::time::Instant::now();
+    while !s.metrics().await.contains(&want) {
+        assert!(start.elapsed() < DEADLINE, "{n} jobs never queued at once");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+/// `large` renders in the stopped server's database not yet made at `width`.
+async fn large_owed(data: &lightbox_e2e::TempDir, width: u32) -> i64 {
+    let url = format!("sqlite://{}", data.0.join("lightbox.db").display());
+    let db = sqlx::SqlitePool::connect(&url).await.expect("the database");
+    let n: i64 = sqlx::query_scalar(
+        "SELECT COUNT(*) FROM renders WHERE code = 'large' \
+         AND (spec NOT LIKE $1 OR produced_version IS NULL OR produced_version <> version)",
+    )
+    .bind(format!("%\"width\":{width},%"))
+    .fetch_one(&db)
+    .await
+    .expect("the count");
+    db.close().await;
+    n
+}
+
+/// A preset change's re-renders, queued by the start that saw the change,
+/// are all made even when that process is killed, or stopped, before it
+/// gets through them: each job's outbox row stays until the job is done,
+/// and the next start hands out again what the in-process queue held.
+#[tokio::test]
+async fn a_preset_backlog_cut_short_is_finished_at_the_next_start() {
+    if on_postgres() {
+        return; // a restart on the same database is exercised on SQLite
+    }
+    let config = lightbox_e2e::TempDir::new();
+    let path = config.0.join("lightbox.toml");
+    let cfg = path.to_str().expect("a path").to_owned();
+    std::fs::write(&path, presets(2048)).expect("the configuration");
+    let s = Server::start_with(&[("LIGHTBOX_CONFIG", &cfg)]);
+    let token = s.admin_token().await;
+    let mut ids = Vec::new();
+    for (name, mime) in CORPUS {
+        let (status, img) = s.upload(Some(&token), corpus(name), name, mime, None).await;
+        assert_eq!(status, 201, "{img}");
+        ids.push(img["id"].clone());
+    }
+    for id in &ids {
+        s.ready(&token, id).await;
+    }
+    let mut data = s.stop();
+
+    for (large, kill) in [(1900, true), (1800, false)] {
+        std::fs::write(&path, presets(large)).expect("the configuration");
+        let mut s = Server::start_in(data, &[("LIGHTBOX_CONFIG", &cfg)]);
+        queued(&s, ids.len()).await;
+        if kill {
+            s.kill();
+        } else {
+            assert!(s.terminate().success(), "a clean stop");
+        }
+        data = s.stop();
+        let owed = large_owed(&data, large).await;
+        assert!(owed > 0, "stopped too late to leave work owed");
+
+        let s = Server::start_in(data, &[("LIGHTBOX_CONFIG", &cfg)]);
+        let token = s.admin_token().await;
+        for id in &ids {
+            eventually(DEADLINE, "the owed large render", || async {
+                let img = s.ok(Some(&token), "image.get", json!({ "id": id })).await;
+                let renders = img["renders"].as_array()?.clone();
+                let made = renders.into_iter().find(|r| r["crop"] == "large")?;
+                (made["pending"] == false && made["width"] == large).then_some(())
+            })
+            .await;
+        }
+        data = s.stop();
+        assert_eq!(large_owed(&data, large).await, 0, "every large render made");
+    }
+}

@@ -15,9 +15,17 @@ pub struct OutboxRow {
 pub trait OutboxRepo {
     /// Records that these images need their renders brought up to date.
     async fn outbox_add(&self, image_ids: &[Uuid], now: i64) -> Result<()>;
-    /// The oldest waiting rows.
+    /// The oldest rows not yet sent.
     async fn outbox_batch(&self, limit: i64) -> Result<Vec<OutboxRow>>;
-    /// Removes a row once sent, unless a newer request renewed it.
+    /// Removes a row once sent to a queue that keeps it, or once its job
+    /// is done, unless a newer request renewed it.
     async fn outbox_remove(&self, row: &OutboxRow) -> Result<()>;
+    /// Keeps a row sent to a queue that does not outlive the process,
+    /// until its job is done; a renewed row is left to be sent again.
+    async fn outbox_sent(&self, row: &OutboxRow, now: i64) -> Result<()>;
+    /// Makes every sent row waiting again (a start, whose in-process
+    /// queue is empty); how many.
+    async fn outbox_resend(&self) -> Result<u64>;
+    /// Rows not yet sent.
     async fn outbox_len(&self) -> Result<i64>;
 }

@@ -1,7 +1,10 @@
 //! The in-process queue of embedded mode. Deliveries that are handed back
-//! come round again after their delay, up to `MAX_ATTEMPTS`.
+//! come round again after their delay, up to `MAX_ATTEMPTS`. What it holds
+//! dies with the process, so a job's outbox row is removed only when the
+//! job is answered for good (`ack`), and a start sends again what is left.
 
 use super::{Delivery, JobQueue, RenderJob, Settle};
+use crate::db::{DynRepo, OutboxRow};
 use crate::Result;
 use async_trait::async_trait;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -14,6 +17,8 @@ pub const MAX_ATTEMPTS: u32 = 5;
 struct Entry {
     job: RenderJob,
     attempt: u32,
+    /// The outbox row's ticket (the dedup id it was published under).
+    ticket: String,
 }
 
 pub struct MemoryQueue {
@@ -21,15 +26,28 @@ pub struct MemoryQueue {
     rx: Mutex<mpsc::UnboundedReceiver<Entry>>,
     /// Published and not yet acknowledged.
     depth: Arc<AtomicI64>,
+    /// Where each job's outbox row is removed once the job is done.
+    outbox: Option<DynRepo>,
 }
 
 impl MemoryQueue {
+    /// A queue on its own, that touches no outbox.
     pub fn new() -> MemoryQueue {
         let (tx, rx) = mpsc::unbounded_channel();
         MemoryQueue {
             tx,
             rx: Mutex::new(rx),
             depth: Arc::default(),
+            outbox: None,
+        }
+    }
+
+    /// The queue of embedded mode: each job's outbox row in `repo` goes
+    /// when the job is acknowledged.
+    pub fn with_outbox(repo: DynRepo) -> MemoryQueue {
+        MemoryQueue {
+            outbox: Some(repo),
+            ..MemoryQueue::new()
         }
     }
 }
@@ -45,20 +63,35 @@ struct MemorySettle {
     depth: Arc<AtomicI64>,
     job: RenderJob,
     attempt: u32,
+    ticket: String,
+    outbox: Option<DynRepo>,
 }
 
 #[async_trait]
 impl Settle for MemorySettle {
+    /// A row renewed since this job was sent has another ticket and stays.
     async fn ack(&self) -> Result<()> {
         self.depth.fetch_sub(1, Ordering::Relaxed);
+        if let Some(repo) = &self.outbox {
+            let row = OutboxRow {
+                image_id: self.job.image_id,
+                ticket: self.ticket.clone(),
+            };
+            repo.outbox_remove(&row).await?;
+        }
         Ok(())
     }
 
     async fn retry(&self, delay: Duration) -> Result<()> {
         let (tx, job, attempt) = (self.tx.clone(), self.job, self.attempt + 1);
+        let ticket = self.ticket.clone();
         tokio::spawn(async move {
             tokio::time::sleep(delay).await;
-            let _ = tx.send(Entry { job, attempt });
+            let _ = tx.send(Entry {
+                job,
+                attempt,
+                ticket,
+            });
         });
         Ok(())
     }
@@ -70,25 +103,32 @@ impl Settle for MemorySettle {
 
 #[async_trait]
 impl JobQueue for MemoryQueue {
-    async fn publish(&self, job: RenderJob, _dedup_id: &str) -> Result<()> {
+    async fn publish(&self, job: RenderJob, dedup_id: &str) -> Result<()> {
         self.depth.fetch_add(1, Ordering::Relaxed);
+        let entry = Entry {
+            job,
+            attempt: 1,
+            ticket: dedup_id.to_owned(),
+        };
         self.tx
-            .send(Entry { job, attempt: 1 })
+            .send(entry)
             .map_err(|_| anyhow::anyhow!("render queue closed"))?;
         Ok(())
     }
 
     async fn next(&self) -> Result<Option<Delivery>> {
         let entry = self.rx.lock().await.recv().await;
-        Ok(entry.map(|Entry { job, attempt }| Delivery {
-            job,
-            attempt,
+        Ok(entry.map(|e| Delivery {
+            job: e.job,
+            attempt: e.attempt,
             max_attempts: MAX_ATTEMPTS,
             settle: Box::new(MemorySettle {
                 tx: self.tx.clone(),
                 depth: self.depth.clone(),
-                job,
-                attempt,
+                job: e.job,
+                attempt: e.attempt,
+                ticket: e.ticket,
+                outbox: self.outbox.clone(),
             }),
         }))
     }
@@ -103,6 +143,10 @@ impl JobQueue for MemoryQueue {
 
     fn progress_interval(&self) -> Duration {
         Duration::from_secs(3600)
+    }
+
+    fn keeps_work(&self) -> bool {
+        false
     }
 }
 

@@ -2,7 +2,9 @@
 //! of truth: work is first written to the outbox table in the same database
 //! as the change that caused it, and the relay (`outbox`) hands it to the
 //! queue when the queue can take it. A lost message is therefore found
-//! again, and a queue that is down delays renders but loses nothing.
+//! again, and a queue that is down delays renders but loses nothing. The
+//! in-process queue dies with its process, so what it was handed stays in
+//! the outbox until each job is done.
 //!
 //! Two queues sit behind `JobQueue`: `MemoryQueue` inside the one embedded
 //! process, `NatsQueue` (JetStream) between the API and `lightbox-worker`.
@@ -67,6 +69,10 @@ pub trait JobQueue: Send + Sync {
     async fn check(&self) -> Result<()>;
     /// How often a worker should say `in_progress` during a long job.
     fn progress_interval(&self) -> Duration;
+    /// Whether a published job outlives this process. When it does not,
+    /// its outbox row is kept until the job is done, and a start hands
+    /// out again every row the last process had sent.
+    fn keeps_work(&self) -> bool;
     /// Jobs the queue gave up on without an answer (every delivery's worker
     /// died), for marking failed. Most queues have none.
     async fn exhausted(&self) -> Result<BoxStream<'static, RenderJob>> {

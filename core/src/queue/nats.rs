@@ -277,6 +277,11 @@ impl JobQueue for NatsQueue {
         (self.settings.ack_wait / 3).max(Duration::from_millis(500))
     }
 
+    /// JetStream has stored what it acknowledged.
+    fn keeps_work(&self) -> bool {
+        true
+    }
+
     async fn exhausted(&self) -> Result<BoxStream<'static, RenderJob>> {
         self.exhausted_jobs().await
     }

@@ -1,10 +1,16 @@
 //! The relay from the outbox table to the queue. Each API process runs
 //! one; with several replicas two may send the same row, which the queue
 //! drops by its dedup id (and a render job run twice produces nothing twice).
+//! A row sent to a queue that keeps work goes at once; one sent to the
+//! in-process queue stays, marked sent, until its job is done, and the
+//! relay's first pass after a start marks every such row waiting again
+//! (the queue that held them died with the last process). Several
+//! replicas on one database with in-process queues would then each run
+//! what another was running, once: harmless, and cluster mode uses NATS.
 
 use super::{JobQueue, RenderJob};
-use crate::db::DynRepo;
-use crate::Result;
+use crate::db::{DynRepo, OutboxRow};
+use crate::{time, Result};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{watch, Notify};
@@ -40,8 +46,9 @@ impl Relay {
     /// is retried with a growing pause; nothing is dropped meanwhile.
     pub async fn run(self, mut shutdown: watch::Receiver<bool>) {
         let mut backoff = Duration::from_millis(250);
+        let mut resend = !self.queue.keeps_work();
         loop {
-            let pause = match self.drain().await {
+            let pause = match self.pass(&mut resend).await {
                 Ok(_) => {
                     backoff = Duration::from_millis(250);
                     POLL
@@ -62,6 +69,22 @@ impl Relay {
         }
     }
 
+    /// Marks waiting again, once, the rows the last process had sent to
+    /// its in-process queue; then sends every waiting row.
+    async fn pass(&self, resend: &mut bool) -> Result<usize> {
+        if *resend {
+            let n = self.repo.outbox_resend().await?;
+            if n > 0 {
+                tracing::info!(
+                    jobs = n,
+                    "render outbox: handing out again the work of the last process"
+                );
+            }
+            *resend = false;
+        }
+        self.drain().await
+    }
+
     /// Sends every waiting row; the number sent.
     pub async fn drain(&self) -> Result<usize> {
         let mut sent = 0;
@@ -75,9 +98,17 @@ impl Relay {
                     image_id: row.image_id,
                 };
                 self.queue.publish(job, &row.ticket).await?;
-                self.repo.outbox_remove(row).await?;
+                self.sent(row).await?;
                 sent += 1;
             }
+        }
+    }
+
+    async fn sent(&self, row: &OutboxRow) -> Result<()> {
+        if self.queue.keeps_work() {
+            self.repo.outbox_remove(row).await
+        } else {
+            self.repo.outbox_sent(row, time::now_ms()).await
         }
     }
 }

@@ -18,7 +18,8 @@ pub(super) async fn add(
     sqlx::query(&format!(
         "INSERT INTO render_outbox (image_id, ticket, queued_at) SELECT $1, $2, $3 \
          WHERE EXISTS (SELECT 1 FROM images WHERE id = $1{hold}) \
-         ON CONFLICT (image_id) DO UPDATE SET ticket = excluded.ticket, queued_at = excluded.queued_at"
+         ON CONFLICT (image_id) DO UPDATE SET ticket = excluded.ticket, queued_at = excluded.queued_at, \
+         sent_at = NULL"
     ))
     .bind(image_id.to_string())
     .bind(Uuid::new_v4().simple().to_string())
@@ -50,7 +51,8 @@ impl OutboxRepo for SqlRepo {
 
     async fn outbox_batch(&self, limit: i64) -> Result<Vec<OutboxRow>> {
         let rows = sqlx::query(
-            "SELECT image_id, ticket FROM render_outbox ORDER BY queued_at, image_id LIMIT $1",
+            "SELECT image_id, ticket FROM render_outbox WHERE sent_at IS NULL \
+             ORDER BY queued_at, image_id LIMIT $1",
         )
         .bind(limit)
         .fetch_all(&self.pool)
@@ -74,10 +76,33 @@ impl OutboxRepo for SqlRepo {
         Ok(())
     }
 
+    async fn outbox_sent(&self, row: &OutboxRow, now: i64) -> Result<()> {
+        sqlx::query("UPDATE render_outbox SET sent_at = $3 WHERE image_id = $1 AND ticket = $2")
+            .bind(row.image_id.to_string())
+            .bind(&row.ticket)
+            .bind(now)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    async fn outbox_resend(&self) -> Result<u64> {
+        let done = sqlx::query("UPDATE render_outbox SET sent_at = NULL WHERE sent_at IS NOT NULL")
+            .execute(&self.pool)
+            .await?;
+        Ok(done.rows_affected())
+    }
+
     async fn outbox_len(&self) -> Result<i64> {
-        Ok(sqlx::query("SELECT COUNT(*) AS n FROM render_outbox")
-            .fetch_one(&self.pool)
-            .await?
-            .try_get("n")?)
+        Ok(
+            sqlx::query("SELECT COUNT(*) AS n FROM render_outbox WHERE sent_at IS NULL")
+                .fetch_one(&self.pool)
+                .await?
+                .try_get("n")?,
+        )
     }
 }
+
+#[cfg(test)]
+#[path = "outbox_tests.rs"]
+mod tests;

@@ -1,0 +1,74 @@
+//! The relay and the in-process queue against a real database: work sent
+//! to that queue stays in the outbox until its job is acknowledged, a
+//! request renewed meanwhile outlives the older job's ack, and the relay
+//! of the next process hands out again what the last one had sent.
+
+use super::super::folders::tests::{drop_database, owner_with_folder, photo, repo};
+use super::super::SqlRepo;
+use crate::db::{DynRepo, ImageRepo, OutboxRepo};
+use crate::queue::outbox::Relay;
+use crate::queue::{JobQueue, MemoryQueue};
+use std::sync::Arc;
+use std::time::Duration;
+
+async fn rows(repo: &SqlRepo) -> i64 {
+    sqlx::query_scalar("SELECT COUNT(*) FROM render_outbox")
+        .fetch_one(&repo.pool)
+        .await
+        .unwrap()
+}
+
+fn embedded(repo: &SqlRepo) -> (Arc<MemoryQueue>, Relay) {
+    let repo: DynRepo = Arc::new(repo.clone());
+    let queue = Arc::new(MemoryQueue::with_outbox(repo.clone()));
+    (queue.clone(), Relay::new(repo, queue))
+}
+
+#[tokio::test]
+async fn in_process_work_stays_in_the_outbox_until_its_job_is_done() {
+    let repo = repo().await;
+    let (owner, album) = owner_with_folder(&repo).await;
+    let (a, b) = (photo(1, owner, album.id), photo(2, owner, album.id));
+    for p in [&a, &b] {
+        repo.insert_image(p, &[]).await.unwrap();
+    }
+    let (queue, relay) = embedded(&repo);
+    assert_eq!(relay.drain().await.unwrap(), 2);
+    assert_eq!(repo.outbox_len().await.unwrap(), 0, "nothing left to send");
+    assert_eq!(rows(&repo).await, 2, "both kept while their jobs wait");
+    assert_eq!(relay.drain().await.unwrap(), 0, "a sent row goes out once");
+
+    let (first, second) = (queue.next().await.unwrap(), queue.next().await.unwrap());
+    let (first, second) = (first.unwrap(), second.unwrap());
+    let (of_a, of_b) = if first.job.image_id == a.id {
+        (first, second)
+    } else {
+        (second, first)
+    };
+    assert_eq!(of_b.job.image_id, b.id);
+    // b is asked for again while its job runs: that job may have read b
+    // before the change, so the renewed request outlives its ack.
+    repo.outbox_add(&[b.id], 5).await.unwrap();
+    of_b.settle.ack().await.unwrap();
+    of_a.settle.ack().await.unwrap();
+    assert_eq!(rows(&repo).await, 1, "a's row goes with its job, b's stays");
+    assert_eq!(repo.outbox_len().await.unwrap(), 1, "b's waits to be sent");
+    assert_eq!(relay.drain().await.unwrap(), 1);
+    assert_eq!(repo.outbox_len().await.unwrap(), 0);
+
+    // The process dies with b's job in its queue; the next one's relay
+    // sends it again, and its ack ends it.
+    drop((queue, relay));
+    let (queue, relay) = embedded(&repo);
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let running = tokio::spawn(relay.run(stopped));
+    let again = tokio::time::timeout(Duration::from_secs(10), queue.next()).await;
+    let again = again.expect("b sent again").unwrap().unwrap();
+    assert_eq!(again.job.image_id, b.id);
+    again.settle.ack().await.unwrap();
+    assert_eq!(rows(&repo).await, 0);
+    assert_eq!(queue.depth().await.unwrap(), 0);
+    stop.send(true).unwrap();
+    running.await.unwrap();
+    drop_database(repo).await;
+}
