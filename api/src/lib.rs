@@ -50,17 +50,19 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     lightbox_worker::metrics_listener::spawn(&state.config.metrics_listen, state.dependencies())
         .await?;
     let (stop, stopped) = tokio::sync::watch::channel(false);
-    let relay = tokio::spawn(state.relay.clone().run(stopped.clone()));
     // Embedded mode renders here; cluster mode leaves it to lightbox-worker.
     let workers = (!state.clustered()).then(|| {
         tokio::spawn(lightbox_worker::run(
             state.images.renderer.clone(),
             state.queue.clone(),
             state.config.worker_concurrency,
-            stopped,
+            stopped.clone(),
         ))
     });
     let waiting = state.images.recover().await?;
+    // After `recover`, whose requests renew rows the last process had sent:
+    // the relay's first pass then sends each of those once, not twice.
+    let relay = tokio::spawn(state.relay.clone().run(stopped));
     tracing::info!(%addr, base_url = %state.base_url, waiting,
         cluster = state.clustered(), "lightbox-api ready");
     println!("listening on http://{addr}");

@@ -57,7 +57,9 @@ impl AppState {
         let store = BlobStore::from_url(&config.storage_url)?;
         let signer = Signer::from_config(&config)?;
         let queue = queue(&config, &repo).await?;
-        let relay = Relay::new(repo.clone(), queue.clone());
+        // The relay's writes need not wait for the log: a removal or a mark
+        // a power loss undoes only sends that row again.
+        let relay = Relay::new(repo.relaxed(), queue.clone());
         let changes = Changes::default();
         let renderer = Renderer {
             repo: repo.relaxed(),

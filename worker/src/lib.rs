@@ -146,7 +146,8 @@ async fn handle(
         }
     };
     if let Err(e) = answer {
-        // Unanswered, the queue redelivers it after its ack wait: no loss.
+        // Unanswered, NATS redelivers it after its ack wait, and the
+        // in-process queue's outbox row stays for the next start: no loss.
         tracing::warn!(worker = n, %image_id, error = %e, "could not answer the queue");
     }
 }

@@ -31,7 +31,8 @@ pub struct MemoryQueue {
 }
 
 impl MemoryQueue {
-    /// A queue on its own, that touches no outbox.
+    /// A queue on its own, that touches no outbox (a relay over it removes
+    /// each row once sent).
     pub fn new() -> MemoryQueue {
         let (tx, rx) = mpsc::unbounded_channel();
         MemoryQueue {
@@ -145,8 +146,8 @@ impl JobQueue for MemoryQueue {
         Duration::from_secs(3600)
     }
 
-    fn keeps_work(&self) -> bool {
-        false
+    fn removes_done_rows(&self) -> bool {
+        self.outbox.is_some()
     }
 }
 

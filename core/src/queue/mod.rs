@@ -69,10 +69,11 @@ pub trait JobQueue: Send + Sync {
     async fn check(&self) -> Result<()>;
     /// How often a worker should say `in_progress` during a long job.
     fn progress_interval(&self) -> Duration;
-    /// Whether a published job outlives this process. When it does not,
-    /// its outbox row is kept until the job is done, and a start hands
-    /// out again every row the last process had sent.
-    fn keeps_work(&self) -> bool;
+    /// Whether the queue removes each job's outbox row itself, once the job
+    /// is done: the in-process queue, whose jobs die with the process, so
+    /// the relay only marks a row sent to it. Otherwise the relay removes a
+    /// row as soon as the queue has it.
+    fn removes_done_rows(&self) -> bool;
     /// Jobs the queue gave up on without an answer (every delivery's worker
     /// died), for marking failed. Most queues have none.
     async fn exhausted(&self) -> Result<BoxStream<'static, RenderJob>> {

@@ -278,8 +278,8 @@ impl JobQueue for NatsQueue {
     }
 
     /// JetStream has stored what it acknowledged.
-    fn keeps_work(&self) -> bool {
-        true
+    fn removes_done_rows(&self) -> bool {
+        false
     }
 
     async fn exhausted(&self) -> Result<BoxStream<'static, RenderJob>> {

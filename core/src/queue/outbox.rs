@@ -1,12 +1,13 @@
 //! The relay from the outbox table to the queue. Each API process runs
 //! one; with several replicas two may send the same row, which the queue
 //! drops by its dedup id (and a render job run twice produces nothing twice).
-//! A row sent to a queue that keeps work goes at once; one sent to the
-//! in-process queue stays, marked sent, until its job is done, and the
-//! relay's first pass after a start marks every such row waiting again
-//! (the queue that held them died with the last process). Several
-//! replicas on one database with in-process queues would then each run
-//! what another was running, once: harmless, and cluster mode uses NATS.
+//! A row sent to NATS goes at once; one sent to the in-process queue
+//! stays, marked sent, until its job is done, and the relay's first pass
+//! after a start marks every such row waiting again (the queue that held
+//! them died with the last process; in cluster mode there are none, unless
+//! an embedded process ran on the database before). Several replicas on one
+//! database with in-process queues would then each run what another was
+//! running, once: harmless, and cluster mode uses NATS.
 
 use super::{JobQueue, RenderJob};
 use crate::db::{DynRepo, OutboxRow};
@@ -46,7 +47,7 @@ impl Relay {
     /// is retried with a growing pause; nothing is dropped meanwhile.
     pub async fn run(self, mut shutdown: watch::Receiver<bool>) {
         let mut backoff = Duration::from_millis(250);
-        let mut resend = !self.queue.keeps_work();
+        let mut resend = true;
         loop {
             let pause = match self.pass(&mut resend).await {
                 Ok(_) => {
@@ -105,10 +106,14 @@ impl Relay {
     }
 
     async fn sent(&self, row: &OutboxRow) -> Result<()> {
-        if self.queue.keeps_work() {
-            self.repo.outbox_remove(row).await
-        } else {
+        if self.queue.removes_done_rows() {
             self.repo.outbox_sent(row, time::now_ms()).await
+        } else {
+            self.repo.outbox_remove(row).await
         }
     }
 }
+
+#[cfg(test)]
+#[path = "outbox_tests.rs"]
+mod tests;

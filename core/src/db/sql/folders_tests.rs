@@ -90,6 +90,14 @@ pub(crate) async fn repo() -> SqlRepo {
     SqlRepo::connect(&url).await.unwrap()
 }
 
+/// Every outbox row, sent or not.
+pub(crate) async fn outbox_rows(repo: &SqlRepo) -> i64 {
+    sqlx::query_scalar("SELECT COUNT(*) FROM render_outbox")
+        .fetch_one(&repo.pool)
+        .await
+        .unwrap()
+}
+
 /// The ids of the walk, a page of `size` at a time.
 async fn walked(repo: &SqlRepo, album: Uuid, order: Order, size: u32) -> Vec<Uuid> {
     let mut out: Vec<Uuid> = Vec::new();

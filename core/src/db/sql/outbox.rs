@@ -102,7 +102,3 @@ impl OutboxRepo for SqlRepo {
         )
     }
 }
-
-#[cfg(test)]
-#[path = "outbox_tests.rs"]
-mod tests;

@@ -3,20 +3,12 @@
 //! request renewed meanwhile outlives the older job's ack, and the relay
 //! of the next process hands out again what the last one had sent.
 
-use super::super::folders::tests::{drop_database, owner_with_folder, photo, repo};
-use super::super::SqlRepo;
-use crate::db::{DynRepo, ImageRepo, OutboxRepo};
-use crate::queue::outbox::Relay;
-use crate::queue::{JobQueue, MemoryQueue};
+use super::Relay;
+use crate::db::testing::{drop_database, outbox_rows as rows, owner_with_folder, photo, repo};
+use crate::db::{DynRepo, ImageRepo, OutboxRepo, SqlRepo};
+use crate::queue::{Delivery, JobQueue, MemoryQueue, RenderJob};
 use std::sync::Arc;
 use std::time::Duration;
-
-async fn rows(repo: &SqlRepo) -> i64 {
-    sqlx::query_scalar("SELECT COUNT(*) FROM render_outbox")
-        .fetch_one(&repo.pool)
-        .await
-        .unwrap()
-}
 
 fn embedded(repo: &SqlRepo) -> (Arc<MemoryQueue>, Relay) {
     let repo: DynRepo = Arc::new(repo.clone());
@@ -70,5 +62,66 @@ async fn in_process_work_stays_in_the_outbox_until_its_job_is_done() {
     assert_eq!(queue.depth().await.unwrap(), 0);
     stop.send(true).unwrap();
     running.await.unwrap();
+    drop_database(repo).await;
+}
+
+/// A queue that keeps what it is sent (as JetStream does) and leaves the
+/// outbox to the relay.
+#[derive(Default)]
+struct Keeping(std::sync::Mutex<Vec<uuid::Uuid>>);
+
+#[async_trait::async_trait]
+impl JobQueue for Keeping {
+    async fn publish(&self, job: RenderJob, _dedup_id: &str) -> crate::Result<()> {
+        self.0.lock().unwrap().push(job.image_id);
+        Ok(())
+    }
+    async fn next(&self) -> crate::Result<Option<Delivery>> {
+        Ok(None)
+    }
+    async fn depth(&self) -> crate::Result<u64> {
+        Ok(self.0.lock().unwrap().len() as u64)
+    }
+    async fn check(&self) -> crate::Result<()> {
+        Ok(())
+    }
+    fn progress_interval(&self) -> Duration {
+        Duration::from_secs(1)
+    }
+    fn removes_done_rows(&self) -> bool {
+        false
+    }
+}
+
+#[tokio::test]
+async fn a_queue_that_keeps_work_takes_each_row_off_the_outbox() {
+    let repo = repo().await;
+    let (owner, album) = owner_with_folder(&repo).await;
+    let (a, b) = (photo(1, owner, album.id), photo(2, owner, album.id));
+    repo.insert_image(&a, &[]).await.unwrap();
+    // b was sent to an embedded process's queue, which died with it.
+    let (_, embedded_relay) = embedded(&repo);
+    embedded_relay.drain().await.unwrap();
+    repo.insert_image(&b, &[]).await.unwrap();
+    let dyn_repo: DynRepo = Arc::new(repo.clone());
+    let queue = Arc::new(Keeping::default());
+    let relay = Relay::new(dyn_repo, queue.clone());
+    assert_eq!(relay.drain().await.unwrap(), 1, "b alone waits");
+    assert_eq!(rows(&repo).await, 1, "b gone once sent, a still marked");
+
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let running = tokio::spawn(relay.run(stopped));
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while rows(&repo).await > 0 {
+        assert!(std::time::Instant::now() < deadline, "a never sent again");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    stop.send(true).unwrap();
+    running.await.unwrap();
+    let mut sent = queue.0.lock().unwrap().clone();
+    sent.sort();
+    let mut want = vec![a.id, b.id];
+    want.sort();
+    assert_eq!(sent, want, "each sent once");
     drop_database(repo).await;
 }
