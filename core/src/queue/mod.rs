@@ -70,9 +70,9 @@ pub trait JobQueue: Send + Sync {
     /// How often a worker should say `in_progress` during a long job.
     fn progress_interval(&self) -> Duration;
     /// Whether the queue removes each job's outbox row itself, once the job
-    /// is done: the in-process queue, whose jobs die with the process, so
-    /// the relay only marks a row sent to it. Otherwise the relay removes a
-    /// row as soon as the queue has it.
+    /// is done: embedded mode's in-process queue (built `with_outbox`),
+    /// whose jobs die with the process, so the relay only marks a row sent
+    /// to it. Otherwise the relay removes a row as soon as the queue has it.
     fn removes_done_rows(&self) -> bool;
     /// Jobs the queue gave up on without an answer (every delivery's worker
     /// died), for marking failed. Most queues have none.
