@@ -397,6 +397,24 @@ impl Server {
     }
 }
 
+/// Every photograph of the shared corpus, with its media type.
+pub const PHOTOS: &[(&str, &str)] = &[
+    ("kleiber_6028x3391.jpg", "image/jpeg"),
+    ("sunset_4272x2848.jpg", "image/jpeg"),
+    ("seeding_5312x2988.jpg", "image/jpeg"),
+    ("elephants_5640x3172_prog.jpg", "image/jpeg"),
+    ("dragonfly_orient6_3168x4224.jpg", "image/jpeg"),
+    ("bridge_4352x2448.webp", "image/webp"),
+    ("picosdeeuropa_3264x2448.png", "image/png"),
+];
+
+/// The value of an unlabelled metric in a /metrics page (0 when absent).
+pub fn metric(page: &str, name: &str) -> f64 {
+    page.lines()
+        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
+        .unwrap_or(0.0)
+}
+
 /// The shared photographs beside the checkout.
 pub fn corpus(name: &str) -> Vec<u8> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))

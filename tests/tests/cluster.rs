@@ -5,30 +5,13 @@
 
 use futures::future::join_all;
 use lightbox_e2e::cluster::{wait_status, Cluster, Relay, NATS};
-use lightbox_e2e::{corpus, eventually, Server};
+use lightbox_e2e::{corpus, eventually, metric, Server, PHOTOS};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-const PHOTOS: &[(&str, &str)] = &[
-    ("kleiber_6028x3391.jpg", "image/jpeg"),
-    ("sunset_4272x2848.jpg", "image/jpeg"),
-    ("seeding_5312x2988.jpg", "image/jpeg"),
-    ("elephants_5640x3172_prog.jpg", "image/jpeg"),
-    ("dragonfly_orient6_3168x4224.jpg", "image/jpeg"),
-    ("bridge_4352x2448.webp", "image/webp"),
-    ("picosdeeuropa_3264x2448.png", "image/png"),
-];
-
 fn count(logs: &str, needle: &str) -> usize {
     logs.matches(needle).count()
-}
-
-/// The value of an unlabelled counter in a /metrics page.
-fn metric(page: &str, name: &str) -> f64 {
-    page.lines()
-        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
-        .unwrap_or(0.0)
 }
 
 async fn upload_all(api: &Server, token: &str, n: usize) -> Vec<String> {

@@ -6,7 +6,7 @@
 //! file goes. A power loss can cost neither a row its blob nor a client an
 //! upload it was told was kept.
 
-use lightbox_e2e::{corpus, eventually, Server};
+use lightbox_e2e::{corpus, eventually, metric, Server, PHOTOS};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -316,16 +316,6 @@ async fn a_re_render_owed_at_a_kill_is_made_at_the_next_start() {
     assert_eq!(served.status(), 200);
 }
 
-const CORPUS: [(&str, &str); 7] = [
-    ("bridge_4352x2448.webp", "image/webp"),
-    ("dragonfly_orient6_3168x4224.jpg", "image/jpeg"),
-    ("elephants_5640x3172_prog.jpg", "image/jpeg"),
-    ("kleiber_6028x3391.jpg", "image/jpeg"),
-    ("picosdeeuropa_3264x2448.png", "image/png"),
-    ("seeding_5312x2988.jpg", "image/jpeg"),
-    ("sunset_4272x2848.jpg", "image/jpeg"),
-];
-
 fn presets(large: u32) -> String {
     format!(
         "[[presets]]\ncode = \"thumb\"\nwidth = 100\nheight = 100\n\n\
@@ -336,15 +326,7 @@ fn presets(large: u32) -> String {
 /// Waits until the in-process queue holds at least `n` jobs not yet done.
 async fn queued(s: &Server, n: usize) {
     let start = std::time::Instant::now();
-    loop {
-        let page = s.metrics().await;
-        let depth = page
-            .lines()
-            .find_map(|l| l.strip_prefix("lightbox_queue_depth "))
-            .and_then(|v| v.trim().parse::<usize>().ok());
-        if depth.is_some_and(|d| d >= n) {
-            return;
-        }
+    while metric(&s.metrics().await, "lightbox_queue_depth") < n as f64 {
         assert!(start.elapsed() < DEADLINE, "{n} jobs never queued at once");
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
@@ -382,7 +364,7 @@ async fn a_preset_backlog_cut_short_is_finished_at_the_next_start() {
     let s = Server::start_with(&[("LIGHTBOX_CONFIG", &cfg)]);
     let token = s.admin_token().await;
     let mut ids = Vec::new();
-    for (name, mime) in CORPUS {
+    for (name, mime) in PHOTOS {
         let (status, img) = s.upload(Some(&token), corpus(name), name, mime, None).await;
         assert_eq!(status, 201, "{img}");
         ids.push(img["id"].clone());
