@@ -7,6 +7,7 @@ pub mod cascade;
 pub mod exif;
 pub mod focus;
 pub mod layouts;
+pub mod lossy_webp;
 pub mod orient;
 pub mod pipeline;
 pub mod pixels;

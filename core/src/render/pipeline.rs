@@ -194,15 +194,7 @@ pub(super) fn encode(
     let fail = |e: &dyn std::fmt::Display| RenderError::Produce(e.to_string());
     match spec.format {
         Format::Webp => {
-            let enc = if alpha {
-                webp::Encoder::from_rgba(px, w, h)
-            } else {
-                webp::Encoder::from_rgb(px, w, h)
-            };
-            let out = enc
-                .encode_simple(false, spec.quality as f32)
-                .map_err(|e| fail(&format!("{e:?}")))?;
-            Ok(out.to_vec())
+            super::lossy_webp::encode(px, w, h, alpha, spec.quality).map_err(|e| fail(&e))
         }
         Format::Jpg => {
             let rgb;
