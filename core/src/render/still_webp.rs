@@ -64,12 +64,7 @@ mod tests {
     fn lossy(w: u32, h: u32, alpha: bool) -> Vec<u8> {
         let ch = if alpha { 4 } else { 3 };
         let px: Vec<u8> = (0..w * h * ch).map(|i| (i % 200) as u8).collect();
-        let enc = if alpha {
-            webp::Encoder::from_rgba(&px, w, h)
-        } else {
-            webp::Encoder::from_rgb(&px, w, h)
-        };
-        enc.encode(80.0).to_vec()
+        super::super::lossy_webp::encode(&px, w, h, alpha, 80).unwrap()
     }
 
     #[test]
