@@ -9,6 +9,9 @@
 #                        JPEGs shrunk on load by libvips's own rule; and
 #                        again by Lightbox's rule (a shortcut libvips's
 #                        thumbnail does not take), to show what it is worth
+#   libvips (pyvips thumbnail) its `thumbnail` for the 2048 px render, then
+#                        `thumbnail_image` down the cascade: libvips's
+#                        fastest line on this corpus, the one to beat
 #   libvips (vipsthumbnail) the CLI per image and preset
 # Installs libvips (Debian) and pyvips (PyPI) when missing. ROUNDS (3) is
 # how often each file goes through each tool per pass; PASSES (2).
