@@ -122,7 +122,7 @@ async fn handle(
         None => {
             tracing::info!(worker = n, %image_id, "handing the job back at shutdown");
             METRICS.render_job("handed_back");
-            d.settle.retry(Duration::ZERO).await
+            d.settle.hand_back().await
         }
         Some(Ok(())) => {
             tracing::info!(worker = n, %image_id, ms, attempt = d.attempt, "renders up to date");

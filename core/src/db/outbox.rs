@@ -28,4 +28,15 @@ pub trait OutboxRepo {
     async fn outbox_resend(&self) -> Result<u64>;
     /// Rows not yet sent.
     async fn outbox_len(&self) -> Result<i64>;
+    /// How often the in-process queue has started a row's job, in any
+    /// process; `None` when the row is gone or was renewed.
+    async fn outbox_starts(&self, row: &OutboxRow) -> Result<Option<u32>>;
+    /// Counts a start of a row's job: `outbox_starts` after it.
+    async fn outbox_started(&self, row: &OutboxRow) -> Result<Option<u32>>;
+    /// Takes back a start that ended in a hand-back, not a death.
+    async fn outbox_unstarted(&self, row: &OutboxRow) -> Result<()>;
+    /// `outbox_add` at a start: a row already there gets a new ticket
+    /// and waits again (a queue that drops a ticket it has seen must not
+    /// drop this request), but keeps its count of starts.
+    async fn outbox_recorded_again(&self, image_ids: &[Uuid], now: i64) -> Result<()>;
 }

@@ -222,8 +222,11 @@ impl Images {
         waiting.sort();
         waiting.dedup();
         for chunk in waiting.chunks(500) {
-            self.enqueue_all(chunk).await?;
+            self.repo
+                .outbox_recorded_again(chunk, time::now_ms())
+                .await?;
         }
+        self.outbox.notify_one();
         // Only once the outbox holds the backlog: a start cut short before
         // this scans again.
         for preset in &scanned {

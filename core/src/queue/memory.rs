@@ -2,15 +2,23 @@
 //! come round again after their delay, up to `MAX_ATTEMPTS`. What it holds
 //! dies with the process, so a job's outbox row is removed only when the
 //! job is answered for good (`ack`), and a start sends again what is left.
+//! Each start of a job is counted in its outbox row too, so a job that
+//! takes the process down with it is given up (`exhausted`) after
+//! `MAX_ATTEMPTS` starts across processes instead of tried at every start.
+//! A job an earlier process died running runs alone (`Turn::Alone`): a
+//! crash takes every job in progress with it, and the photos that merely
+//! ran beside the culprit must not be counted down with it.
 
 use super::{Delivery, JobQueue, RenderJob, Settle};
 use crate::db::{DynRepo, OutboxRow};
 use crate::Result;
 use async_trait::async_trait;
+use futures::stream::BoxStream;
+use futures::StreamExt;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::{mpsc, Mutex};
+use tokio::sync::{mpsc, oneshot, Mutex, OwnedRwLockReadGuard, OwnedRwLockWriteGuard, RwLock};
 
 pub const MAX_ATTEMPTS: u32 = 5;
 
@@ -28,6 +36,13 @@ pub struct MemoryQueue {
     depth: Arc<AtomicI64>,
     /// Where each job's outbox row is removed once the job is done.
     outbox: Option<DynRepo>,
+    /// Held shared by each job in progress, alone by a suspect one.
+    gate: Arc<RwLock<()>>,
+    /// Jobs started `MAX_ATTEMPTS` times already, by earlier processes.
+    exhausted: (
+        mpsc::UnboundedSender<RenderJob>,
+        std::sync::Mutex<Option<mpsc::UnboundedReceiver<RenderJob>>>,
+    ),
 }
 
 impl MemoryQueue {
@@ -35,11 +50,14 @@ impl MemoryQueue {
     /// each row once sent).
     pub fn new() -> MemoryQueue {
         let (tx, rx) = mpsc::unbounded_channel();
+        let (gave_up, given_up) = mpsc::unbounded_channel();
         MemoryQueue {
             tx,
             rx: Mutex::new(rx),
             depth: Arc::default(),
             outbox: None,
+            gate: Arc::default(),
+            exhausted: (gave_up, std::sync::Mutex::new(Some(given_up))),
         }
     }
 
@@ -59,6 +77,21 @@ impl Default for MemoryQueue {
     }
 }
 
+/// How long a suspect job waits for the jobs in progress before it runs
+/// beside them after all: a hung job must not stall the queue.
+const ALONE_WAIT: Duration = Duration::from_secs(60);
+
+/// How long a suspect job keeps the others waiting: a render takes
+/// seconds, so one still running by then is hung, and the queue goes on.
+const ALONE_AT_MOST: Duration = Duration::from_secs(600);
+
+/// A job's turn at the gate, held until its delivery is dropped.
+enum Turn {
+    Shared(#[allow(dead_code)] OwnedRwLockReadGuard<()>),
+    /// Dropping it ends the task that holds the gate alone.
+    Alone(#[allow(dead_code)] oneshot::Sender<()>),
+}
+
 struct MemorySettle {
     tx: mpsc::UnboundedSender<Entry>,
     depth: Arc<AtomicI64>,
@@ -66,6 +99,7 @@ struct MemorySettle {
     attempt: u32,
     ticket: String,
     outbox: Option<DynRepo>,
+    _turn: Turn,
 }
 
 #[async_trait]
@@ -100,6 +134,21 @@ impl Settle for MemorySettle {
     async fn in_progress(&self) -> Result<()> {
         Ok(())
     }
+
+    /// A start cut short by a shutdown is no sign against the job: taken
+    /// back, so the next process neither counts it nor runs the job alone.
+    async fn hand_back(&self) -> Result<()> {
+        if let Some(repo) = &self.outbox {
+            let row = OutboxRow {
+                image_id: self.job.image_id,
+                ticket: self.ticket.clone(),
+            };
+            let uncounted = repo.outbox_unstarted(&row).await;
+            self.retry(Duration::ZERO).await?;
+            return uncounted;
+        }
+        self.retry(Duration::ZERO).await
+    }
 }
 
 #[async_trait]
@@ -118,20 +167,32 @@ impl JobQueue for MemoryQueue {
     }
 
     async fn next(&self) -> Result<Option<Delivery>> {
-        let entry = self.rx.lock().await.recv().await;
-        Ok(entry.map(|e| Delivery {
-            job: e.job,
-            attempt: e.attempt,
-            max_attempts: MAX_ATTEMPTS,
-            settle: Box::new(MemorySettle {
-                tx: self.tx.clone(),
-                depth: self.depth.clone(),
+        loop {
+            let Some(mut e) = self.rx.lock().await.recv().await else {
+                return Ok(None);
+            };
+            let turn = self.turn(&e).await;
+            e.attempt = e.attempt.max(self.count_start(&e).await);
+            if e.attempt > MAX_ATTEMPTS {
+                drop(turn);
+                self.give_up(e).await;
+                continue;
+            }
+            return Ok(Some(Delivery {
                 job: e.job,
                 attempt: e.attempt,
-                ticket: e.ticket,
-                outbox: self.outbox.clone(),
-            }),
-        }))
+                max_attempts: MAX_ATTEMPTS,
+                settle: Box::new(MemorySettle {
+                    tx: self.tx.clone(),
+                    depth: self.depth.clone(),
+                    job: e.job,
+                    attempt: e.attempt,
+                    ticket: e.ticket,
+                    outbox: self.outbox.clone(),
+                    _turn: turn,
+                }),
+            }));
+        }
     }
 
     async fn depth(&self) -> Result<u64> {
@@ -148,6 +209,95 @@ impl JobQueue for MemoryQueue {
 
     fn removes_done_rows(&self) -> bool {
         self.outbox.is_some()
+    }
+
+    /// Taken once: the worker that marks them failed.
+    async fn exhausted(&self) -> Result<BoxStream<'static, RenderJob>> {
+        let taken = self.exhausted.1.lock().ok().and_then(|mut r| r.take());
+        Ok(match taken {
+            Some(rx) => {
+                futures::stream::unfold(
+                    rx,
+                    |mut rx| async move { rx.recv().await.map(|job| (job, rx)) },
+                )
+                .boxed()
+            }
+            None => futures::stream::pending().boxed(),
+        })
+    }
+}
+
+impl MemoryQueue {
+    /// Alone for a job started more often than this process has tried it
+    /// (an earlier process died while running it), shared otherwise. Taken
+    /// before the start is counted, so a job waiting its turn when the
+    /// process dies is not counted.
+    async fn turn(&self, e: &Entry) -> Turn {
+        let starts = match &self.outbox {
+            Some(repo) => repo.outbox_starts(&row_of(e)).await.ok().flatten(),
+            None => None,
+        };
+        if starts.is_some_and(|n| n >= e.attempt) {
+            let alone = tokio::time::timeout(ALONE_WAIT, self.gate.clone().write_owned()).await;
+            match alone {
+                Ok(guard) => return Turn::Alone(hold_alone(guard, e.job.image_id)),
+                Err(_) => tracing::warn!(image_id = %e.job.image_id,
+                    "a job in progress kept a suspect render job waiting; it runs beside it"),
+            }
+        }
+        Turn::Shared(self.gate.clone().read_owned().await)
+    }
+
+    /// Counts this start in the job's outbox row: the starts so far in any
+    /// process, or 0 with no row (renewed, or no outbox). A database that
+    /// cannot count leaves the job to this process's own count.
+    async fn count_start(&self, e: &Entry) -> u32 {
+        let Some(repo) = &self.outbox else { return 0 };
+        match repo.outbox_started(&row_of(e)).await {
+            Ok(started) => started.unwrap_or(0),
+            Err(err) => {
+                tracing::warn!(image_id = %e.job.image_id, error = %err, "cannot count a render job's start");
+                0
+            }
+        }
+    }
+
+    /// A job started `MAX_ATTEMPTS` times, the last ones never answered
+    /// (each took its process down): its row is removed so no later start
+    /// sends it again, then it is handed to `exhausted` to be marked
+    /// failed. Cut off between the two, the photo is still `processing`,
+    /// so the next start records it afresh: five more starts, not a loop.
+    async fn give_up(&self, e: Entry) {
+        self.depth.fetch_sub(1, Ordering::Relaxed);
+        if let Some(repo) = &self.outbox {
+            let row = OutboxRow {
+                image_id: e.job.image_id,
+                ticket: e.ticket,
+            };
+            if let Err(err) = repo.outbox_remove(&row).await {
+                tracing::warn!(image_id = %e.job.image_id, error = %err, "cannot remove an exhausted job's row");
+            }
+        }
+        let _ = self.exhausted.0.send(e.job);
+    }
+}
+
+/// Holds the gate alone until the turn is dropped, or `ALONE_AT_MOST`.
+fn hold_alone(guard: OwnedRwLockWriteGuard<()>, image_id: uuid::Uuid) -> oneshot::Sender<()> {
+    let (turn, ended) = oneshot::channel::<()>();
+    tokio::spawn(async move {
+        if tokio::time::timeout(ALONE_AT_MOST, ended).await.is_err() {
+            tracing::warn!(%image_id, "a suspect render job still runs; the others go on beside it");
+        }
+        drop(guard);
+    });
+    turn
+}
+
+fn row_of(e: &Entry) -> OutboxRow {
+    OutboxRow {
+        image_id: e.job.image_id,
+        ticket: e.ticket.clone(),
     }
 }
 

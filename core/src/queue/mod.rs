@@ -39,6 +39,12 @@ pub trait Settle: Send + Sync {
     async fn retry(&self, delay: Duration) -> Result<()>;
     /// Still working: keeps the job from being handed to someone else.
     async fn in_progress(&self) -> Result<()>;
+    /// Hands the job back unfinished at shutdown, to be delivered again
+    /// at once. Not a failed attempt, though a queue may count it as one
+    /// (NATS counts every delivery).
+    async fn hand_back(&self) -> Result<()> {
+        self.retry(Duration::ZERO).await
+    }
 }
 
 /// One delivery of a job; `attempt` counts from 1.

@@ -125,3 +125,128 @@ async fn a_queue_that_keeps_work_takes_each_row_off_the_outbox() {
     assert_eq!(sent, want, "each sent once");
     drop_database(repo).await;
 }
+
+#[tokio::test]
+async fn a_job_that_takes_its_process_down_is_given_up_after_five_starts() {
+    use crate::queue::memory::MAX_ATTEMPTS;
+    use futures::StreamExt;
+    let repo = repo().await;
+    let (owner, album) = owner_with_folder(&repo).await;
+    let a = photo(1, owner, album.id);
+    repo.insert_image(&a, &[]).await.unwrap();
+    for start in 1..=MAX_ATTEMPTS {
+        // A start: what the last process sent waits again, and the photo,
+        // still `processing`, is recorded again, its count kept.
+        repo.outbox_resend().await.unwrap();
+        repo.outbox_recorded_again(&[a.id], 9).await.unwrap();
+        let (queue, relay) = embedded(&repo);
+        assert_eq!(relay.drain().await.unwrap(), 1);
+        let d = queue.next().await.unwrap().unwrap();
+        assert_eq!((d.job.image_id, d.attempt), (a.id, start));
+        assert_eq!(d.is_last(), start == MAX_ATTEMPTS);
+        // The job takes the process down: nothing answers it.
+        drop((d, queue, relay));
+    }
+    repo.outbox_resend().await.unwrap();
+    let (queue, relay) = embedded(&repo);
+    let mut given_up = queue.exhausted().await.unwrap();
+    assert_eq!(relay.drain().await.unwrap(), 1);
+    let waiting = {
+        let queue = queue.clone();
+        tokio::spawn(async move { queue.next().await.map(|d| d.map(|d| d.attempt)) })
+    };
+    let job = tokio::time::timeout(Duration::from_secs(10), given_up.next()).await;
+    assert_eq!(job.expect("given up").map(|j| j.image_id), Some(a.id));
+    assert_eq!(
+        rows(&repo).await,
+        0,
+        "its row is gone, so no start sends it"
+    );
+    assert_eq!(queue.depth().await.unwrap(), 0);
+
+    // Asked for again (an owner's change), it counts from the start.
+    repo.outbox_add(&[a.id], 10).await.unwrap();
+    assert_eq!(relay.drain().await.unwrap(), 1);
+    let again = tokio::time::timeout(Duration::from_secs(10), waiting).await;
+    assert_eq!(again.expect("delivered").unwrap().unwrap(), Some(1));
+    drop_database(repo).await;
+}
+
+/// Starts an embedded process over `repo` as a start does: what the last
+/// one sent waits again, and the photos are recorded again.
+async fn restart(repo: &SqlRepo, photos: &[uuid::Uuid]) -> (Arc<MemoryQueue>, Relay) {
+    repo.outbox_resend().await.unwrap();
+    repo.outbox_recorded_again(photos, 9).await.unwrap();
+    let (queue, relay) = embedded(repo);
+    relay.drain().await.unwrap();
+    (queue, relay)
+}
+
+#[tokio::test]
+async fn a_photo_that_ran_beside_the_culprit_is_not_counted_down_with_it() {
+    use crate::queue::memory::MAX_ATTEMPTS;
+    let repo = repo().await;
+    let (owner, album) = owner_with_folder(&repo).await;
+    let (a, b) = (photo(1, owner, album.id), photo(2, owner, album.id));
+    for p in [&a, &b] {
+        repo.insert_image(p, &[]).await.unwrap();
+    }
+    let both = [a.id, b.id];
+    // First start: both run side by side, and the process dies.
+    let (queue, relay) = restart(&repo, &both).await;
+    let first = (queue.next().await.unwrap(), queue.next().await.unwrap());
+    drop((first, queue, relay));
+    // Each later start: the oldest runs alone and takes the process down
+    // again; the other waits its turn, so it is not counted.
+    let mut culprit = None;
+    for start in 2..=MAX_ATTEMPTS {
+        let (queue, relay) = restart(&repo, &both).await;
+        let alone = queue.next().await.unwrap().unwrap();
+        assert_eq!(alone.attempt, start);
+        assert_eq!(
+            *culprit.get_or_insert(alone.job.image_id),
+            alone.job.image_id
+        );
+        let other = tokio::time::timeout(Duration::from_millis(200), queue.next()).await;
+        assert!(other.is_err(), "start {start}: a suspect job runs alone");
+        drop((alone, queue, relay));
+    }
+    // The sixth start gives the culprit up; the other runs, its second start.
+    let (queue, _relay) = restart(&repo, &both).await;
+    let next = tokio::time::timeout(Duration::from_secs(10), queue.next()).await;
+    let other = next.expect("the other runs").unwrap().unwrap();
+    assert_ne!(Some(other.job.image_id), culprit);
+    assert_eq!(other.attempt, 2);
+    other.settle.ack().await.unwrap();
+    assert_eq!(rows(&repo).await, 0);
+    drop_database(repo).await;
+}
+
+#[tokio::test]
+async fn jobs_handed_back_at_shutdown_are_not_counted_against_them() {
+    use crate::queue::memory::MAX_ATTEMPTS;
+    let repo = repo().await;
+    let (owner, album) = owner_with_folder(&repo).await;
+    let (a, b) = (photo(1, owner, album.id), photo(2, owner, album.id));
+    for p in [&a, &b] {
+        repo.insert_image(p, &[]).await.unwrap();
+    }
+    let both = [a.id, b.id];
+    // More restarts than attempts, each cutting both jobs short: each start
+    // is their first again, side by side.
+    for _ in 0..=MAX_ATTEMPTS {
+        let (queue, relay) = restart(&repo, &both).await;
+        let mut running = Vec::new();
+        for _ in 0..2 {
+            let next = tokio::time::timeout(Duration::from_secs(10), queue.next()).await;
+            let d = next.expect("both run at once").unwrap().unwrap();
+            assert_eq!(d.attempt, 1);
+            running.push(d);
+        }
+        for d in &running {
+            d.settle.hand_back().await.unwrap();
+        }
+        drop((running, queue, relay));
+    }
+    drop_database(repo).await;
+}

@@ -14,12 +14,26 @@ pub(super) async fn add(
     image_id: Uuid,
     now: i64,
 ) -> Result<()> {
+    put(conn, engine, image_id, now, RENEW).await
+}
+
+/// A row that is there already is renewed: a new ticket, waiting again,
+/// its starts counted afresh.
+const RENEW: &str = "DO UPDATE SET ticket = excluded.ticket, queued_at = excluded.queued_at, \
+     sent_at = NULL, started = 0";
+
+async fn put(
+    conn: &mut AnyConnection,
+    engine: Engine,
+    image_id: Uuid,
+    now: i64,
+    on_conflict: &str,
+) -> Result<()> {
     let hold = key_share(engine);
     sqlx::query(&format!(
         "INSERT INTO render_outbox (image_id, ticket, queued_at) SELECT $1, $2, $3 \
          WHERE EXISTS (SELECT 1 FROM images WHERE id = $1{hold}) \
-         ON CONFLICT (image_id) DO UPDATE SET ticket = excluded.ticket, queued_at = excluded.queued_at, \
-         sent_at = NULL"
+         ON CONFLICT (image_id) {on_conflict}"
     ))
     .bind(image_id.to_string())
     .bind(Uuid::new_v4().simple().to_string())
@@ -29,24 +43,34 @@ pub(super) async fn add(
     Ok(())
 }
 
+async fn put_all(repo: &SqlRepo, image_ids: &[Uuid], now: i64, on_conflict: &str) -> Result<()> {
+    let mut ids = image_ids.to_vec();
+    ids.sort_unstable();
+    let ids = &ids;
+    retry_deadlocks(move || async move {
+        let mut tx = repo.pool.begin().await?;
+        for id in ids {
+            put(&mut tx, repo.engine, *id, now, on_conflict).await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    })
+    .await
+}
+
 #[async_trait]
 impl OutboxRepo for SqlRepo {
     /// In id order, so that two calls over the same photos take their rows
     /// in one order; run again if PostgreSQL still picks it as a deadlock's
     /// victim (against a writer that holds the photos in another order).
     async fn outbox_add(&self, image_ids: &[Uuid], now: i64) -> Result<()> {
-        let mut ids = image_ids.to_vec();
-        ids.sort_unstable();
-        let ids = &ids;
-        retry_deadlocks(move || async move {
-            let mut tx = self.pool.begin().await?;
-            for id in ids {
-                add(&mut tx, self.engine, *id, now).await?;
-            }
-            tx.commit().await?;
-            Ok(())
-        })
-        .await
+        put_all(self, image_ids, now, RENEW).await
+    }
+
+    async fn outbox_recorded_again(&self, image_ids: &[Uuid], now: i64) -> Result<()> {
+        let keep_count = "DO UPDATE SET ticket = excluded.ticket, \
+             queued_at = excluded.queued_at, sent_at = NULL";
+        put_all(self, image_ids, now, keep_count).await
     }
 
     async fn outbox_batch(&self, limit: i64) -> Result<Vec<OutboxRow>> {
@@ -93,6 +117,30 @@ impl OutboxRepo for SqlRepo {
         Ok(done.rows_affected())
     }
 
+    async fn outbox_starts(&self, row: &OutboxRow) -> Result<Option<u32>> {
+        let sql = "SELECT CAST(started AS BIGINT) AS started FROM render_outbox \
+             WHERE image_id = $1 AND ticket = $2";
+        starts(self, sql, row).await
+    }
+
+    async fn outbox_started(&self, row: &OutboxRow) -> Result<Option<u32>> {
+        let sql = "UPDATE render_outbox SET started = started + 1 \
+             WHERE image_id = $1 AND ticket = $2 RETURNING CAST(started AS BIGINT) AS started";
+        starts(self, sql, row).await
+    }
+
+    async fn outbox_unstarted(&self, row: &OutboxRow) -> Result<()> {
+        sqlx::query(
+            "UPDATE render_outbox SET started = started - 1 \
+             WHERE image_id = $1 AND ticket = $2 AND started > 0",
+        )
+        .bind(row.image_id.to_string())
+        .bind(&row.ticket)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
     async fn outbox_len(&self) -> Result<i64> {
         Ok(
             sqlx::query("SELECT COUNT(*) AS n FROM render_outbox WHERE sent_at IS NULL")
@@ -100,5 +148,20 @@ impl OutboxRepo for SqlRepo {
                 .await?
                 .try_get("n")?,
         )
+    }
+}
+
+/// The `started` count `sql` returns for `row`, if the row is there.
+async fn starts(repo: &SqlRepo, sql: &str, row: &OutboxRow) -> Result<Option<u32>> {
+    let found = sqlx::query(sql)
+        .bind(row.image_id.to_string())
+        .bind(&row.ticket)
+        .fetch_optional(&repo.pool)
+        .await?;
+    match found {
+        Some(r) => Ok(Some(
+            u32::try_from(r.try_get::<i64, _>("started")?).unwrap_or(u32::MAX),
+        )),
+        None => Ok(None),
     }
 }
