@@ -172,6 +172,17 @@ async fn a_job_that_takes_its_process_down_is_given_up_after_five_starts() {
     drop_database(repo).await;
 }
 
+/// A fresh database with two photos waiting for their renders.
+async fn two_photos() -> (SqlRepo, [uuid::Uuid; 2]) {
+    let repo = repo().await;
+    let (owner, album) = owner_with_folder(&repo).await;
+    let (a, b) = (photo(1, owner, album.id), photo(2, owner, album.id));
+    for p in [&a, &b] {
+        repo.insert_image(p, &[]).await.unwrap();
+    }
+    (repo, [a.id, b.id])
+}
+
 /// Starts an embedded process over `repo` as a start does: what the last
 /// one sent waits again, and the photos are recorded again.
 async fn restart(repo: &SqlRepo, photos: &[uuid::Uuid]) -> (Arc<MemoryQueue>, Relay) {
@@ -185,13 +196,7 @@ async fn restart(repo: &SqlRepo, photos: &[uuid::Uuid]) -> (Arc<MemoryQueue>, Re
 #[tokio::test]
 async fn a_photo_that_ran_beside_the_culprit_is_not_counted_down_with_it() {
     use crate::queue::memory::MAX_ATTEMPTS;
-    let repo = repo().await;
-    let (owner, album) = owner_with_folder(&repo).await;
-    let (a, b) = (photo(1, owner, album.id), photo(2, owner, album.id));
-    for p in [&a, &b] {
-        repo.insert_image(p, &[]).await.unwrap();
-    }
-    let both = [a.id, b.id];
+    let (repo, both) = two_photos().await;
     // First start: both run side by side, and the process dies.
     let (queue, relay) = restart(&repo, &both).await;
     let first = (queue.next().await.unwrap(), queue.next().await.unwrap());
@@ -225,13 +230,7 @@ async fn a_photo_that_ran_beside_the_culprit_is_not_counted_down_with_it() {
 #[tokio::test]
 async fn jobs_handed_back_at_shutdown_are_not_counted_against_them() {
     use crate::queue::memory::MAX_ATTEMPTS;
-    let repo = repo().await;
-    let (owner, album) = owner_with_folder(&repo).await;
-    let (a, b) = (photo(1, owner, album.id), photo(2, owner, album.id));
-    for p in [&a, &b] {
-        repo.insert_image(p, &[]).await.unwrap();
-    }
-    let both = [a.id, b.id];
+    let (repo, both) = two_photos().await;
     // More restarts than attempts, each cutting both jobs short: each start
     // is their first again, side by side.
     for _ in 0..=MAX_ATTEMPTS {
