@@ -102,17 +102,22 @@ struct MemorySettle {
     _turn: Turn,
 }
 
+impl MemorySettle {
+    fn row(&self) -> OutboxRow {
+        OutboxRow {
+            image_id: self.job.image_id,
+            ticket: self.ticket.clone(),
+        }
+    }
+}
+
 #[async_trait]
 impl Settle for MemorySettle {
     /// A row renewed since this job was sent has another ticket and stays.
     async fn ack(&self) -> Result<()> {
         self.depth.fetch_sub(1, Ordering::Relaxed);
         if let Some(repo) = &self.outbox {
-            let row = OutboxRow {
-                image_id: self.job.image_id,
-                ticket: self.ticket.clone(),
-            };
-            repo.outbox_remove(&row).await?;
+            repo.outbox_remove(&self.row()).await?;
         }
         Ok(())
     }
@@ -139,11 +144,7 @@ impl Settle for MemorySettle {
     /// back, so the next process neither counts it nor runs the job alone.
     async fn hand_back(&self) -> Result<()> {
         if let Some(repo) = &self.outbox {
-            let row = OutboxRow {
-                image_id: self.job.image_id,
-                ticket: self.ticket.clone(),
-            };
-            let uncounted = repo.outbox_unstarted(&row).await;
+            let uncounted = repo.outbox_unstarted(&self.row()).await;
             self.retry(Duration::ZERO).await?;
             return uncounted;
         }
@@ -270,11 +271,7 @@ impl MemoryQueue {
     async fn give_up(&self, e: Entry) {
         self.depth.fetch_sub(1, Ordering::Relaxed);
         if let Some(repo) = &self.outbox {
-            let row = OutboxRow {
-                image_id: e.job.image_id,
-                ticket: e.ticket,
-            };
-            if let Err(err) = repo.outbox_remove(&row).await {
+            if let Err(err) = repo.outbox_remove(&row_of(&e)).await {
                 tracing::warn!(image_id = %e.job.image_id, error = %err, "cannot remove an exhausted job's row");
             }
         }
