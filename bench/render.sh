@@ -3,7 +3,10 @@
 # at a time, all in one run and alternated so drift hits every tool:
 #   render-bench         Lightbox's pipeline alone (decode, renders, encode)
 #   lightbox (HTTP API)  the whole service: upload, store, queue, render job,
-#                        recording; a fresh embedded lightbox-api per round
+#                        recording; a fresh embedded lightbox-api per round,
+#                        once per client in API_WAITS ("5": the client asks
+#                        image.get to wait up to 5 s, `Prefer: wait=5`; "0"
+#                        polls every 20 ms; "5 0" runs both)
 #   libvips (pyvips)     the same cascade, every stage materialised, one
 #                        image per worker process, VIPS_CONCURRENCY=1,
 #                        JPEGs shrunk on load by libvips's own rule; and
@@ -37,9 +40,11 @@ echo "# $(date -u +%F) $(nproc) cores, $PROFILE build; ${#files[@]} images x $RO
 for pass in $(seq "${PASSES:-2}"); do
     "./target/$PROFILE/render-bench" "${files[@]}"
     python3 bench/vips_render.py "${files[@]}"
-    launch "api$pass" lightbox-api
-    python3 bench/render_api.py --url "$url" --pid "$pid" --email "$LIGHTBOX_ADMIN_EMAIL" \
-        --password "$LIGHTBOX_ADMIN_PASSWORD" "${files[@]}"
-    kill "$pid"
-    wait "$pid" 2>/dev/null || true
+    for wait in ${API_WAITS:-5}; do
+        launch "api$pass-$wait" lightbox-api
+        API_WAIT="$wait" python3 bench/render_api.py --url "$url" --pid "$pid" \
+            --email "$LIGHTBOX_ADMIN_EMAIL" --password "$LIGHTBOX_ADMIN_PASSWORD" "${files[@]}"
+        kill "$pid"
+        wait "$pid" 2>/dev/null || true
+    done
 done

@@ -8,6 +8,7 @@ use lightbox_core::health::Dependencies;
 use lightbox_core::images::Images;
 use lightbox_core::limits::memory::RenderBudget;
 use lightbox_core::limits::Guards;
+use lightbox_core::queue::news::{LocalNews, NatsNews, News};
 use lightbox_core::queue::outbox::Relay;
 use lightbox_core::queue::{JobQueue, MemoryQueue, NatsQueue, NatsSettings};
 use lightbox_core::renders::Renderer;
@@ -56,7 +57,7 @@ impl AppState {
         let repo = db::connect(config.database_url.expose()).await?;
         let store = BlobStore::from_url(&config.storage_url)?;
         let signer = Signer::from_config(&config)?;
-        let queue = queue(&config, &repo).await?;
+        let (queue, news) = queue(&config, &repo).await?;
         // The relay's writes need not wait for the log: a removal or a mark
         // a power loss undoes only sends that row again.
         let relay = Relay::new(repo.relaxed(), queue.clone());
@@ -67,6 +68,7 @@ impl AppState {
             resources: Resources { repo: repo.clone() },
             changes: changes.clone(),
             budget: RenderBudget::new(config.limits.render_memory_mb),
+            news,
         };
         let images = Images {
             repo: repo.clone(),
@@ -133,9 +135,21 @@ impl AppState {
 /// NATS JetStream when `NATS_URL` is set, else the in-process queue, which
 /// removes a job's outbox row when the job is done. Without waiting for
 /// the log: a removal a power loss undoes only runs that job once more.
-async fn queue(config: &Config, repo: &DynRepo) -> anyhow::Result<Arc<dyn JobQueue>> {
+/// With it, the way news of settled photos travels.
+async fn queue(
+    config: &Config,
+    repo: &DynRepo,
+) -> anyhow::Result<(Arc<dyn JobQueue>, Arc<dyn News>)> {
     Ok(match NatsSettings::from_config(config) {
-        Some(settings) => Arc::new(NatsQueue::connect(settings).await?),
-        None => Arc::new(MemoryQueue::with_outbox(repo.relaxed())),
+        Some(settings) => {
+            let prefix = settings.prefix.clone();
+            let nats = NatsQueue::connect(settings).await?;
+            let news = Arc::new(NatsNews::new(nats.client(), &prefix).listening());
+            (Arc::new(nats), news)
+        }
+        None => (
+            Arc::new(MemoryQueue::with_outbox(repo.relaxed())),
+            Arc::new(LocalNews::default()),
+        ),
     })
 }

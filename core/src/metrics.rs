@@ -21,6 +21,8 @@ pub struct Metrics {
     errors: IntCounterVec,
     reconciles: IntCounterVec,
     reconcile_seconds: HistogramVec,
+    image_waits: IntCounterVec,
+    pub image_waits_held: IntGauge,
     pub queue_depth: IntGauge,
     pub outbox_pending: IntGauge,
     pub redeliveries: IntCounter,
@@ -133,6 +135,18 @@ impl Metrics {
                 &["kind"],
                 LATENCY,
             ),
+            image_waits: counter(
+                &r,
+                "image_waits_total",
+                "image.get calls that asked to wait (Prefer: wait), by how they ended: at_once \
+                 (not processing), settled (while held), deadline, refused (over the caps)",
+                &["ended"],
+            ),
+            image_waits_held: gauge(
+                &r,
+                "image_waits_held",
+                "image.get calls held now, waiting for their photo to settle",
+            ),
             queue_depth: gauge(
                 &r,
                 "queue_depth",
@@ -202,6 +216,10 @@ impl Metrics {
         self.reconcile_seconds
             .with_label_values(&[kind])
             .observe(took.as_secs_f64());
+    }
+
+    pub fn image_wait(&self, ended: &str) {
+        self.image_waits.with_label_values(&[ended]).inc();
     }
 
     pub fn render_job(&self, outcome: &str) {

@@ -8,12 +8,14 @@ use crate::domain::image::{Image, ImageStatus};
 use crate::domain::jobs::ItemState;
 use crate::domain::render::{Produced, Render};
 use crate::limits::memory;
+use crate::queue::news::News;
 use crate::render::pipeline::{self, Output, RenderError};
 use crate::render::priority;
 use crate::resources::Resources;
 use crate::serving::Changes;
 use crate::store::BlobStore;
 use crate::{Error, Result};
+use std::sync::Arc;
 use uuid::Uuid;
 
 #[derive(Clone)]
@@ -27,6 +29,8 @@ pub struct Renderer {
     pub changes: Changes,
     /// Render memory admitted at once in this process.
     pub budget: memory::RenderBudget,
+    /// Told when a photo settles, for `image.get` calls waiting on it.
+    pub news: Arc<dyn News>,
 }
 
 /// The metrics label of a render: a preset's code (the operator's fixed
@@ -205,6 +209,7 @@ impl Renderer {
             .set_failure_reason(image_id, reason, crate::time::now_ms())
             .await?;
         self.repo.set_status(image_id, ImageStatus::Failed).await?;
+        self.news.settled(image_id).await;
         self.repo
             .settle_job_items(image_id, serving, ItemState::Failed)
             .await
@@ -260,6 +265,7 @@ impl Renderer {
             .all(Render::is_current);
         if all_done && status != ImageStatus::Ready {
             self.repo.set_status(image_id, ImageStatus::Ready).await?;
+            self.news.settled(image_id).await;
         }
         Ok(())
     }

@@ -20,6 +20,7 @@ fn renderer(sql: &crate::db::SqlRepo) -> (crate::db::DynRepo, BlobStore, Rendere
         resources: Resources { repo: repo.clone() },
         changes: Default::default(),
         budget: RenderBudget::new(256),
+        news: Arc::new(crate::queue::news::LocalNews::default()),
     };
     (repo, store, renderer)
 }

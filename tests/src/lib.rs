@@ -457,6 +457,26 @@ impl Server {
         )
     }
 
+    /// `image.get` asking to wait up to `secs` for the photo to settle
+    /// (`Prefer: wait`): its ImageDTO and how long the answer took.
+    pub async fn get_waiting(&self, token: &str, id: &Value, secs: u64) -> (Value, Duration) {
+        let started = std::time::Instant::now();
+        let resp = self
+            .http
+            .post(format!("{}/rpc", self.url))
+            .bearer_auth(token)
+            .header("prefer", format!("wait={secs}"))
+            .json(&json!({
+                "jsonrpc": "2.0", "id": 1, "method": "image.get", "params": { "id": id }
+            }))
+            .send()
+            .await
+            .expect("rpc");
+        let body: Value = resp.json().await.expect("rpc json");
+        assert!(body.get("error").is_none(), "image.get failed: {body}");
+        (body["result"].clone(), started.elapsed())
+    }
+
     /// Waits until the image's status is `ready`, returning its ImageDTO.
     pub async fn ready(&self, token: &str, id: &Value) -> Value {
         eventually(Duration::from_secs(120), "the renders", || async {

@@ -282,3 +282,71 @@ async fn cluster_sigterm_finishes_the_current_job_and_stops() {
         api.ready(&token, &json!(id)).await;
     }
 }
+
+fn waits(page: &str, ended: &str) -> f64 {
+    metric(
+        page,
+        &format!("lightbox_image_waits_total{{ended=\"{ended}\"}}"),
+    )
+}
+
+/// `Prefer: wait` across processes: with no worker a call is held to its
+/// deadline; an owner holds at most eight at once (the ninth is answered
+/// at once); and the worker that renders the photo wakes the held calls
+/// through NATS, not their deadlines.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn cluster_a_waiting_get_is_held_bounded_and_woken_by_the_worker() {
+    let cluster = Cluster::new(format!("nats://{NATS}"), &[]).await;
+    let api = cluster.api();
+    let token = api.user("patient@example.com", "patient-password-1").await;
+    let bytes = lightbox_e2e::synthetic_jpeg(640, 480, 5);
+    let (status, img) = api
+        .upload(Some(&token), bytes, "w.jpg", "image/jpeg", None)
+        .await;
+    assert_eq!(status, 201, "{img}");
+    let id = img["id"].clone();
+
+    let (got, took) = api.get_waiting(&token, &id, 1).await;
+    assert_eq!(got["status"], "processing", "{got}");
+    assert!(took >= Duration::from_secs(1), "not held: {took:?}");
+    assert_eq!(waits(&api.metrics().await, "deadline"), 1.0);
+
+    // Eight held: each asks again at its deadline until the photo is ready.
+    let api = std::sync::Arc::new(api);
+    let mut held = tokio::task::JoinSet::new();
+    for _ in 0..8 {
+        let (api, token, id) = (api.clone(), token.clone(), id.clone());
+        held.spawn(async move {
+            loop {
+                let (got, _) = api.get_waiting(&token, &id, 5).await;
+                if got["status"] == "ready" {
+                    return got;
+                }
+                assert_eq!(got["status"], "processing", "{got}");
+            }
+        });
+    }
+    eventually(Duration::from_secs(30), "eight calls held", || async {
+        let page = api.metrics().await;
+        (metric(&page, "lightbox_image_waits_held") == 8.0).then_some(())
+    })
+    .await;
+    let (got, took) = api.get_waiting(&token, &id, 5).await;
+    assert_eq!(got["status"], "processing", "{got}");
+    assert!(
+        took < Duration::from_secs(4),
+        "the ninth was held: {took:?}"
+    );
+    assert_eq!(waits(&api.metrics().await, "refused"), 1.0);
+
+    let _worker = cluster.worker();
+    while let Some(done) = held.join_next().await {
+        assert_eq!(done.expect("waiter")["status"], "ready");
+    }
+    let page = api.metrics().await;
+    assert!(
+        waits(&page, "settled") >= 1.0,
+        "no held call was woken: {page}"
+    );
+    assert_eq!(metric(&page, "lightbox_image_waits_held"), 0.0);
+}

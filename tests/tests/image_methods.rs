@@ -429,3 +429,58 @@ async fn the_public_photo_page_escapes_and_hides_what_it_must() {
     let (_, _, html) = page(&srv).await;
     assert!(html.contains("51.50735") && !html.contains("Xiaomi"));
 }
+
+fn waits(page: &str, ended: &str) -> f64 {
+    lightbox_e2e::metric(
+        page,
+        &format!("lightbox_image_waits_total{{ended=\"{ended}\"}}"),
+    )
+}
+
+/// `Prefer: wait` (RFC 7240) on `image.get`: the call is held while the
+/// photo renders and answered as it settles, in one call, not a poll.
+#[tokio::test]
+async fn a_get_that_prefers_to_wait_is_answered_when_the_photo_settles() {
+    let srv = Server::start();
+    let t = srv.user("waiter@example.com", "waiter-password-1").await;
+    // The 16 MB PNG takes hundreds of milliseconds to render: the call
+    // below arrives while it is `processing`.
+    let file = "picosdeeuropa_3264x2448.png";
+    let (status, img) = srv
+        .upload(Some(&t), corpus(file), file, "image/png", None)
+        .await;
+    assert_eq!(status, 201, "{img}");
+    assert_eq!(img["status"], "processing", "{img}");
+    let (got, took) = srv.get_waiting(&t, &img["id"], 5).await;
+    assert_eq!(got["status"], "ready", "{got}");
+    assert!(
+        took < Duration::from_secs(5),
+        "held to the deadline: {took:?}"
+    );
+    let page = srv.metrics().await;
+    assert_eq!(waits(&page, "settled"), 1.0, "{page}");
+    assert_eq!(waits(&page, "deadline"), 0.0, "{page}");
+    // Settled already: answered at once, and the same as without waiting.
+    let (again, _) = srv.get_waiting(&t, &img["id"], 5).await;
+    assert_eq!(
+        again,
+        srv.ok(Some(&t), "image.get", json!({ "id": img["id"] }))
+            .await
+    );
+    assert_eq!(waits(&srv.metrics().await, "at_once"), 1.0);
+    // Another owner's photo is 2001 whether or not the call waits.
+    let other = srv.user("nosy@example.com", "nosy-password-1").await;
+    let resp = srv
+        .http()
+        .post(format!("{}/rpc", srv.url))
+        .bearer_auth(&other)
+        .header("prefer", "wait=5")
+        .json(
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "image.get", "params": {"id": img["id"]}}),
+        )
+        .send()
+        .await
+        .unwrap();
+    let body: Value = resp.json().await.unwrap();
+    assert_eq!(body["error"]["code"], 2001, "{body}");
+}

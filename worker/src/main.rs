@@ -5,6 +5,7 @@
 
 use lightbox_core::config::Config;
 use lightbox_core::health::Dependencies;
+use lightbox_core::queue::news::NatsNews;
 use lightbox_core::queue::{JobQueue, NatsQueue, NatsSettings};
 use lightbox_core::renders::Renderer;
 use lightbox_core::resources::Resources;
@@ -32,7 +33,10 @@ async fn run() -> anyhow::Result<()> {
     };
     let repo = db::connect(config.database_url.expose()).await?;
     let store = BlobStore::from_url(&config.storage_url)?;
-    let queue: Arc<dyn JobQueue> = Arc::new(NatsQueue::connect(nats).await?);
+    let prefix = nats.prefix.clone();
+    let nats = NatsQueue::connect(nats).await?;
+    let news = Arc::new(NatsNews::new(nats.client(), &prefix));
+    let queue: Arc<dyn JobQueue> = Arc::new(nats);
     let renderer = Renderer {
         repo: repo.relaxed(),
         store: store.clone(),
@@ -40,6 +44,7 @@ async fn run() -> anyhow::Result<()> {
         // A worker serves no renders, so nothing here caches them.
         changes: Default::default(),
         budget: lightbox_core::limits::memory::RenderBudget::new(config.limits.render_memory_mb),
+        news,
     };
     let deps = Dependencies {
         repo,

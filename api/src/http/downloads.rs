@@ -161,8 +161,8 @@ pub(crate) fn zip_response(
 pub(crate) fn zip_permit(state: &AppState, folder: &str) -> Result<ZipPermit, HttpError> {
     state.guards.zips.try_start(folder).map_err(|busy| {
         let status = match busy {
-            ZipBusy::Folder => StatusCode::TOO_MANY_REQUESTS,
-            ZipBusy::Server => StatusCode::SERVICE_UNAVAILABLE,
+            ZipBusy::Key => StatusCode::TOO_MANY_REQUESTS,
+            ZipBusy::All => StatusCode::SERVICE_UNAVAILABLE,
         };
         let e = Error::RateLimited {
             retry_after_s: RETRY_AFTER_S,

@@ -1,7 +1,7 @@
 //! Running calls: access rules from the method table, the per-call time
 //! cap, panics contained, and at most four calls of a batch at once.
 
-use super::ctx::Ctx;
+use super::ctx::{Ctx, Origin};
 use super::discover;
 use super::envelope::{self, Call, Entry, METHOD_NOT_FOUND};
 use super::methods::{self, Access};
@@ -95,7 +95,12 @@ where
     }
 }
 
-async fn call(state: &AppState, auth: &Result<Option<Caller>>, client: &str, c: &Call) -> Outcome {
+async fn call(
+    state: &AppState,
+    auth: &Result<Option<Caller>>,
+    origin: &Origin,
+    c: &Call,
+) -> Outcome {
     if c.method == discover::NAME {
         let answer = crate::params::decode::<super::account::Nothing>(c.params.clone())
             .map(|_| discover::served(&state.base_url));
@@ -118,7 +123,7 @@ async fn call(state: &AppState, auth: &Result<Option<Caller>>, client: &str, c: 
             return Outcome::Done(Err(e));
         }
     };
-    let ctx = Ctx::new(state.clone(), caller, client.to_owned());
+    let ctx = Ctx::new(state.clone(), caller, origin);
     let result = capped((method.handler)(ctx, c.params.clone()), CALL_TIMEOUT).await;
     if matches!(method.access, Access::Write | Access::Admin) {
         // Deletions, takedowns and crop changes must reach /i/ at once.
@@ -140,7 +145,7 @@ async fn call(state: &AppState, auth: &Result<Option<Caller>>, client: &str, c: 
 async fn answer(
     state: &AppState,
     auth: &Result<Option<Caller>>,
-    client: &str,
+    origin: &Origin,
     entry: Entry,
 ) -> Option<Answer> {
     let c = match entry {
@@ -151,7 +156,7 @@ async fn answer(
         }
         Entry::Call(c) => c,
     };
-    let outcome = call(state, auth, client, &c).await;
+    let outcome = call(state, auth, origin, &c).await;
     let id = c.id?;
     Some(match outcome {
         Outcome::UnknownMethod => Answer::error(envelope::error_object(
@@ -171,20 +176,20 @@ async fn answer(
 pub async fn single(
     state: &AppState,
     auth: &Result<Option<Caller>>,
-    client: &str,
+    origin: &Origin,
     entry: Entry,
 ) -> Option<Answer> {
-    answer(state, auth, client, entry).await
+    answer(state, auth, origin, entry).await
 }
 
 /// Answers in request order, running at most `BATCH_CONCURRENCY` at once.
 pub async fn batch(
     state: &AppState,
     auth: &Result<Option<Caller>>,
-    client: &str,
+    origin: &Origin,
     entries: Vec<Entry>,
 ) -> Vec<Answer> {
-    in_order(entries, |e| answer(state, auth, client, e)).await
+    in_order(entries, |e| answer(state, auth, origin, e)).await
 }
 
 /// Maps every item, at most `BATCH_CONCURRENCY` at a time, keeping order and

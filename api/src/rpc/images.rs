@@ -10,6 +10,7 @@ use lightbox_core::images::downloads::{self, DownloadChoices};
 use lightbox_core::images::dto::{ImageDto, PublicImage};
 use lightbox_core::images::manage::{Edit, VisibilityGroups};
 use lightbox_core::images::Page;
+use lightbox_core::metrics::METRICS;
 use lightbox_core::{ids, Result};
 use serde::Deserialize;
 
@@ -20,9 +21,23 @@ pub struct Id {
     id: String,
 }
 
+/// With `Prefer: wait=N`, a photo still `processing` is answered once it
+/// settles or N seconds (at most `ctx::MAX_WAIT`) have passed; past the
+/// waits the process holds at once (`limits::MAX_WAITS*`), at once.
 pub async fn get(ctx: Ctx, p: Id) -> Result<ImageDto> {
     let id = ids::parse("id", &p.id)?;
-    ctx.state.images.get(ctx.caller()?.user_id, id).await
+    let owner = ctx.caller()?.user_id;
+    let images = &ctx.state.images;
+    let Some(wait) = ctx.wait else {
+        return images.get(owner, id).await;
+    };
+    match ctx.state.guards.waits.try_start(&owner.to_string()) {
+        Ok(_held) => images.get_settled(owner, id, wait).await,
+        Err(_) => {
+            METRICS.image_wait("refused");
+            images.get(owner, id).await
+        }
+    }
 }
 
 #[derive(Deserialize, schemars::JsonSchema)]

@@ -140,17 +140,18 @@ async fn handle(state: AppState, req: Request, path_method: Option<String>) -> R
         }
     }
     let auth = bearer::resolve(&state, &parts.headers).await;
+    let origin = ctx::Origin::new(client, &parts.headers);
     let (names, body, outcome) = match parsed {
         Parsed::Single(entry) => {
             let names = dispatch::log_names(std::iter::once(&entry));
-            match dispatch::single(&state, &auth, &client, entry).await {
+            match dispatch::single(&state, &auth, &origin, entry).await {
                 Some(a) => (names, Some(a.text), a.outcome),
                 None => (names, None, String::new()),
             }
         }
         Parsed::Batch(entries) => {
             let names = dispatch::log_names(entries.iter());
-            let answers = dispatch::batch(&state, &auth, &client, entries).await;
+            let answers = dispatch::batch(&state, &auth, &origin, entries).await;
             let outcomes: Vec<&str> = answers.iter().map(|a| a.outcome.as_str()).collect();
             let texts: Vec<&str> = answers.iter().map(|a| a.text.as_str()).collect();
             let body = (!answers.is_empty()).then(|| format!("[{}]", texts.join(",")));

@@ -8,6 +8,7 @@ pub mod focus;
 pub mod manage;
 pub mod quota;
 pub mod upload;
+mod waiting;
 
 use crate::db::DynRepo;
 use crate::domain::checks::{char_len_between, Checks};

@@ -5,6 +5,7 @@
 
 pub mod client;
 pub mod connections;
+pub mod gate;
 pub mod heap;
 pub mod login;
 pub mod memory;
@@ -86,10 +87,18 @@ impl Limits {
     }
 }
 
+/// `image.get` calls held at once waiting for a photo to settle (`Prefer:
+/// wait`), in the process and per owner: each holds a connection. Past
+/// either, a call is answered at once, as if it had not asked to wait.
+pub const MAX_WAITS: usize = 256;
+pub const MAX_WAITS_PER_OWNER: usize = 8;
+
 /// The in-memory gates the API process shares between requests.
 pub struct Guards {
     pub login: login::LoginGuard,
     pub zips: zips::ZipGate,
+    /// Held `image.get` calls, by owner.
+    pub waits: gate::KeyedGate,
     pub uploads: uploads::UploadGate,
     pub proxies: std::sync::Arc<TrustedProxies>,
 }
@@ -102,6 +111,7 @@ impl Guards {
                 l.login_per_account_per_minute,
             ),
             zips: zips::ZipGate::new(l.zip_max, l.zip_max_per_folder),
+            waits: gate::KeyedGate::new(MAX_WAITS, MAX_WAITS_PER_OWNER),
             uploads: uploads::UploadGate::new(l.uploads_per_owner),
             proxies: std::sync::Arc::new(l.trusted_proxies.clone()),
         }

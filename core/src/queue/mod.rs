@@ -8,9 +8,11 @@
 //!
 //! Two queues sit behind `JobQueue`: `MemoryQueue` inside the one embedded
 //! process, `NatsQueue` (JetStream) between the API and `lightbox-worker`.
+//! Word back that a photo settled travels the same way (`news`).
 
 mod memory;
 mod nats;
+pub mod news;
 pub mod outbox;
 
 use crate::Result;

@@ -50,6 +50,11 @@ fn nats_err(what: &str, e: impl std::fmt::Display) -> Error {
 }
 
 impl NatsQueue {
+    /// The connection, for what else travels by NATS (`news`).
+    pub fn client(&self) -> async_nats::Client {
+        self.client.clone()
+    }
+
     /// Returns at once; the connection is made (and remade) in the background.
     pub async fn connect(settings: NatsSettings) -> anyhow::Result<NatsQueue> {
         anyhow::ensure!(
