@@ -67,14 +67,12 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
         cluster = state.clustered(), "lightbox-api ready");
     println!("listening on http://{addr}");
     let limits = state.config.limits.clone();
-    http::server::run(
-        listener,
-        app(state.clone()),
-        state,
-        &limits,
-        shutdown_signal(),
-    )
-    .await?;
+    let stopping = state.stopping.clone();
+    let shutdown = async move {
+        shutdown_signal().await;
+        stopping.cancel();
+    };
+    http::server::run(listener, app(state.clone()), state, &limits, shutdown).await?;
     // Jobs in progress finish; unsent and unstarted work stays in the
     // outbox (the in-process queue's too, marked sent), and is handed out
     // again at the next start.

@@ -17,6 +17,7 @@ use lightbox_core::serving::{Changes, ServedRenders};
 use lightbox_core::sharing::Sharing;
 use lightbox_core::store::BlobStore;
 use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
 
 /// Cloned for every request by axum's `State`: one reference count, not
 /// one per service.
@@ -48,6 +49,8 @@ pub struct Services {
     pub changes: Changes,
     /// Login, zip and upload budgets (`lightbox_core::limits`).
     pub guards: Arc<Guards>,
+    /// Cancelled when shutdown begins: held calls answer at once.
+    pub stopping: CancellationToken,
 }
 
 impl AppState {
@@ -99,6 +102,7 @@ impl AppState {
         };
         Ok(AppState(Arc::new(Services {
             guards: Arc::new(Guards::new(&config.limits)),
+            stopping: CancellationToken::new(),
             served: Arc::new(ServedRenders::new(
                 repo.clone(),
                 store.clone(),

@@ -139,7 +139,8 @@ impl Metrics {
                 &r,
                 "image_waits_total",
                 "image.get calls that asked to wait (Prefer: wait), by how they ended: at_once \
-                 (not processing), settled (while held), deadline, refused (over the caps)",
+                 (not processing), settled (while held), deadline, stopping (shutdown), \
+                 cancelled (the client left), error, refused (over the caps)",
                 &["ended"],
             ),
             image_waits_held: gauge(

@@ -311,6 +311,21 @@ async fn cluster_a_waiting_get_is_held_bounded_and_woken_by_the_worker() {
     assert!(took >= Duration::from_secs(1), "not held: {took:?}");
     assert_eq!(waits(&api.metrics().await, "deadline"), 1.0);
 
+    // Deleting a photo answers the calls held on it at once: 2001.
+    let doomed = processing(&api, &token, 6).await;
+    let started = std::time::Instant::now();
+    let delete = async {
+        held_one(&api).await;
+        api.ok(Some(&token), "image.delete", json!({ "id": doomed }))
+            .await;
+    };
+    let (answer, ()) = tokio::join!(held_call(&api, &token, &doomed), delete);
+    assert_eq!(answer["error"]["code"], 2001, "{answer}");
+    assert!(
+        started.elapsed() < Duration::from_secs(4),
+        "held to the deadline"
+    );
+
     // Eight held: each asks again at its deadline until the photo is ready.
     let api = std::sync::Arc::new(api);
     let mut held = tokio::task::JoinSet::new();
@@ -339,7 +354,7 @@ async fn cluster_a_waiting_get_is_held_bounded_and_woken_by_the_worker() {
     );
     assert_eq!(waits(&api.metrics().await, "refused"), 1.0);
 
-    let _worker = cluster.worker();
+    let worker = cluster.worker();
     while let Some(done) = held.join_next().await {
         assert_eq!(done.expect("waiter")["status"], "ready");
     }
@@ -349,4 +364,56 @@ async fn cluster_a_waiting_get_is_held_bounded_and_woken_by_the_worker() {
         "no held call was woken: {page}"
     );
     assert_eq!(metric(&page, "lightbox_image_waits_held"), 0.0);
+
+    // Shutdown answers held calls at once rather than at their deadline.
+    drop(worker);
+    let late = processing(&api, &token, 7).await;
+    let started = std::time::Instant::now();
+    let stop = async {
+        held_one(&api).await;
+        let term = std::process::Command::new("kill")
+            .args(["-TERM", &api.pid().to_string()])
+            .status()
+            .expect("kill");
+        assert!(term.success());
+    };
+    let (answer, ()) = tokio::join!(held_call(&api, &token, &late), stop);
+    assert_eq!(answer["result"]["status"], "processing", "{answer}");
+    assert!(
+        started.elapsed() < Duration::from_secs(4),
+        "held through shutdown"
+    );
+}
+
+/// A new photo's id; with no worker running it stays `processing`.
+async fn processing(api: &Server, token: &str, seed: u8) -> Value {
+    let bytes = lightbox_e2e::synthetic_jpeg(320, 240, seed);
+    let (status, img) = api
+        .upload(Some(token), bytes, "p.jpg", "image/jpeg", None)
+        .await;
+    assert_eq!(status, 201, "{img}");
+    img["id"].clone()
+}
+
+/// Resolves once the API holds one call.
+async fn held_one(api: &Server) {
+    eventually(Duration::from_secs(30), "a call held", || async {
+        (metric(&api.metrics().await, "lightbox_image_waits_held") == 1.0).then_some(())
+    })
+    .await;
+}
+
+/// `image.get` with `Prefer: wait=5`: the whole JSON-RPC response.
+async fn held_call(api: &Server, token: &str, id: &Value) -> Value {
+    api.http()
+        .post(format!("{}/rpc", api.url))
+        .bearer_auth(token)
+        .header("prefer", "wait=5")
+        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "image.get", "params": {"id": id}}))
+        .send()
+        .await
+        .expect("rpc")
+        .json()
+        .await
+        .expect("json")
 }

@@ -451,6 +451,20 @@ async fn a_get_that_prefers_to_wait_is_answered_when_the_photo_settles() {
         .await;
     assert_eq!(status, 201, "{img}");
     assert_eq!(img["status"], "processing", "{img}");
+    // In a batch the header is not honoured: held calls would add up.
+    let batch: Value = srv
+        .http()
+        .post(format!("{}/rpc", srv.url))
+        .bearer_auth(&t)
+        .header("prefer", "wait=5")
+        .json(&json!([{"jsonrpc": "2.0", "id": 1, "method": "image.get", "params": {"id": img["id"]}}]))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(batch[0]["result"]["status"], "processing", "{batch}");
     let (got, took) = srv.get_waiting(&t, &img["id"], 5).await;
     assert_eq!(got["status"], "ready", "{got}");
     assert!(

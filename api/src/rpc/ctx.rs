@@ -45,7 +45,15 @@ pub fn prefer_wait(headers: &HeaderMap) -> Option<Duration> {
             if !name.trim().eq_ignore_ascii_case("wait") {
                 return None;
             }
-            value.trim().trim_matches('"').parse::<u64>().ok()
+            let digits = value.trim().trim_matches('"');
+            match digits.parse::<u64>() {
+                Ok(s) => Some(s),
+                // All digits and too many of them: a very long wait.
+                Err(_) if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) => {
+                    Some(u64::MAX)
+                }
+                Err(_) => None,
+            }
         })
         .next()
         .filter(|s| *s > 0)
@@ -105,6 +113,7 @@ mod tests {
             Some(Duration::from_secs(1))
         );
         assert_eq!(wait_of(&["wait=3600"]), Some(MAX_WAIT));
+        assert_eq!(wait_of(&["wait=99999999999999999999999"]), Some(MAX_WAIT));
         for bad in [
             "wait=0",
             "wait=-1",

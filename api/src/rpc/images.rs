@@ -32,7 +32,10 @@ pub async fn get(ctx: Ctx, p: Id) -> Result<ImageDto> {
         return images.get(owner, id).await;
     };
     match ctx.state.guards.waits.try_start(&owner.to_string()) {
-        Ok(_held) => images.get_settled(owner, id, wait).await,
+        Ok(_held) => {
+            let stop = ctx.state.stopping.cancelled();
+            images.get_settled(owner, id, wait, stop).await
+        }
         Err(_) => {
             METRICS.image_wait("refused");
             images.get(owner, id).await

@@ -151,6 +151,11 @@ async fn handle(state: AppState, req: Request, path_method: Option<String>) -> R
         }
         Parsed::Batch(entries) => {
             let names = dispatch::log_names(entries.iter());
+            // A batch's calls are answered together: held ones would add up.
+            let origin = ctx::Origin {
+                wait: None,
+                ..origin
+            };
             let answers = dispatch::batch(&state, &auth, &origin, entries).await;
             let outcomes: Vec<&str> = answers.iter().map(|a| a.outcome.as_str()).collect();
             let texts: Vec<&str> = answers.iter().map(|a| a.text.as_str()).collect();

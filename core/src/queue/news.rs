@@ -1,5 +1,5 @@
 //! News that a photo has settled (left `processing` for `ready` or
-//! `failed`), from whichever process rendered it to the API processes that
+//! `failed`, or was deleted), from whichever process rendered it to the API processes that
 //! hold an `image.get` for it (`Prefer: wait`). Only a wake-up call: a
 //! waiter reads the status from the database when told and at its
 //! deadline, so news lost with a dropped connection costs it time, never a
