@@ -8,7 +8,7 @@ use lightbox_core::health::Dependencies;
 use lightbox_core::images::Images;
 use lightbox_core::limits::memory::RenderBudget;
 use lightbox_core::limits::Guards;
-use lightbox_core::queue::news::{LocalNews, NatsNews, News};
+use lightbox_core::queue::news::{LocalNews, News};
 use lightbox_core::queue::outbox::Relay;
 use lightbox_core::queue::{JobQueue, MemoryQueue, NatsQueue, NatsSettings};
 use lightbox_core::renders::Renderer;
@@ -146,9 +146,8 @@ async fn queue(
 ) -> anyhow::Result<(Arc<dyn JobQueue>, Arc<dyn News>)> {
     Ok(match NatsSettings::from_config(config) {
         Some(settings) => {
-            let prefix = settings.prefix.clone();
             let nats = NatsQueue::connect(settings).await?;
-            let news = Arc::new(NatsNews::new(nats.client(), &prefix).listening());
+            let news = Arc::new(nats.news().listening());
             (Arc::new(nats), news)
         }
         None => (

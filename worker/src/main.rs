@@ -5,7 +5,6 @@
 
 use lightbox_core::config::Config;
 use lightbox_core::health::Dependencies;
-use lightbox_core::queue::news::NatsNews;
 use lightbox_core::queue::{JobQueue, NatsQueue, NatsSettings};
 use lightbox_core::renders::Renderer;
 use lightbox_core::resources::Resources;
@@ -33,9 +32,8 @@ async fn run() -> anyhow::Result<()> {
     };
     let repo = db::connect(config.database_url.expose()).await?;
     let store = BlobStore::from_url(&config.storage_url)?;
-    let prefix = nats.prefix.clone();
     let nats = NatsQueue::connect(nats).await?;
-    let news = Arc::new(NatsNews::new(nats.client(), &prefix));
+    let news = Arc::new(nats.news());
     let queue: Arc<dyn JobQueue> = Arc::new(nats);
     let renderer = Renderer {
         repo: repo.relaxed(),

@@ -50,9 +50,10 @@ fn nats_err(what: &str, e: impl std::fmt::Display) -> Error {
 }
 
 impl NatsQueue {
-    /// The connection, for what else travels by NATS (`news`).
-    pub fn client(&self) -> async_nats::Client {
-        self.client.clone()
+    /// Word of settled photos over this connection, under this
+    /// installation's prefix.
+    pub fn news(&self) -> super::news::NatsNews {
+        super::news::NatsNews::new(self.client.clone(), &self.settings.prefix)
     }
 
     /// Returns at once; the connection is made (and remade) in the background.
