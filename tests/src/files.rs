@@ -128,3 +128,20 @@ pub fn corrupt_middle(bytes: &[u8], span: usize) -> Vec<u8> {
     }
     out
 }
+
+/// `jpeg` with its last scan repeated `extra` more times before its end:
+/// each repeat costs a decoder another pass over every block (in a
+/// progressive file, a refinement scan as real as the others), a scan bomb.
+pub fn jpeg_with_scans(jpeg: &[u8], extra: usize) -> Vec<u8> {
+    let last = jpeg
+        .windows(2)
+        .rposition(|m| m == [0xFF, 0xDA])
+        .expect("a scan");
+    let end = jpeg.len() - 2;
+    let mut out = jpeg[..end].to_vec();
+    for _ in 0..extra {
+        out.extend_from_slice(&jpeg[last..end]);
+    }
+    out.extend([0xFF, 0xD9]);
+    out
+}

@@ -5,8 +5,8 @@
 //! what was accepted is stored.
 
 use lightbox_e2e::files::{
-    corrupt_middle, declared_png, jpeg_declaring, jpeg_with_segment, looping_exif, png_chunk,
-    png_with_chunk, webp_declaring,
+    corrupt_middle, declared_png, jpeg_declaring, jpeg_with_scans, jpeg_with_segment, looping_exif,
+    png_chunk, png_with_chunk, webp_declaring,
 };
 use lightbox_e2e::{corpus, eventually, synthetic_jpeg, Server};
 use serde_json::{json, Value};
@@ -108,6 +108,24 @@ async fn truncated_corrupt_and_giant_files_of_every_format() {
         .filter(|p| p.to_string_lossy().contains("/originals/"))
         .count();
     assert_eq!(originals, kept, "a refused upload left a blob");
+    assert_eq!(srv.fetch("/healthz").await.0, 200);
+}
+
+#[tokio::test]
+async fn a_jpeg_of_too_many_scans_fails_with_its_reason() {
+    let srv = Server::start();
+    let t = srv.admin_token().await;
+    // A photo with its scan 150 times over (a few KB that would cost 150
+    // decodes): refused before any decoder walks it, and said why; the
+    // photo itself renders.
+    let photo = synthetic_jpeg(1600, 1200, 5);
+    let bomb = jpeg_with_scans(&photo, 150);
+    let bomb = accepted(&srv, &t, "scan bomb", bomb, JPEG).await;
+    assert_eq!(bomb["status"], "failed", "{bomb}");
+    let reason = bomb["failure_reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("151 scans"), "{bomb}");
+    let fine = accepted(&srv, &t, "the photo", photo, JPEG).await;
+    assert_eq!(fine["status"], "ready", "{fine}");
     assert_eq!(srv.fetch("/healthz").await.0, 200);
 }
 

@@ -7,8 +7,10 @@
 //! largest render still gets at least its own size (as imgproxy does).
 //! 1/4 and 1/8 keep only 2x2 and 1x1 of the frequencies, so, like
 //! libvips's thumbnail, they are taken only while 2x headroom remains for
-//! the final Lanczos resize.
+//! the final Lanczos resize. A file of more than `MAX_SCANS` scans is
+//! refused here, before any decoder walks it (`jpeg_layout`).
 
+use super::jpeg_layout::MAX_SCANS;
 use super::pixels::{to_srgb, Decoded, RenderError};
 use super::spec::plan;
 use crate::domain::crop::CropSpec;
@@ -45,6 +47,12 @@ pub fn denominator(w: u32, h: u32, specs: &[CropSpec]) -> u32 {
 pub fn decode_jpeg(bytes: &[u8], specs: &[CropSpec]) -> Result<Option<Decoded>, RenderError> {
     if !bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
         return Ok(None);
+    }
+    let scans = super::jpeg_layout::read(bytes).scans;
+    if scans > MAX_SCANS {
+        return Err(RenderError::Decode(format!(
+            "a JPEG of {scans} scans; at most {MAX_SCANS} are decoded"
+        )));
     }
     let fail = |e: jpeg_decoder::Error| RenderError::Decode(e.to_string());
     let mut d = Decoder::new(Cursor::new(bytes));
@@ -153,6 +161,32 @@ pub(crate) mod tests {
             .write_to(&mut Cursor::new(&mut out), image::ImageFormat::Jpeg)
             .unwrap();
         out
+    }
+
+    #[test]
+    fn a_jpeg_of_too_many_scans_is_refused_whatever_its_size() {
+        let mut bytes = jpeg(64, 48);
+        let eoi = bytes.len() - 2;
+        let sos = bytes.windows(2).rposition(|m| m == [0xFF, 0xDA]).unwrap();
+        let scan = bytes[sos..eoi].to_vec();
+        for _ in 0..MAX_SCANS {
+            bytes.splice(eoi..eoi, scan.iter().copied());
+        }
+        // Shrunk or decoded whole, by either decoder: refused before both.
+        for specs in [only("s", 16, 0), only("s", 4000, 0)] {
+            let err = decode_jpeg(&bytes, &specs).err();
+            assert!(
+                matches!(&err, Some(RenderError::Decode(m)) if m.contains("101 scans")),
+                "{err:?}"
+            );
+        }
+        bytes.drain(eoi..eoi + scan.len());
+        assert_eq!(super::super::jpeg_layout::read(&bytes).scans, MAX_SCANS);
+        let at_the_limit = decode_jpeg(&bytes, &only("s", 16, 0)).err();
+        assert!(
+            !matches!(&at_the_limit, Some(RenderError::Decode(m)) if m.contains("scans")),
+            "{at_the_limit:?}"
+        );
     }
 
     #[test]
