@@ -48,7 +48,7 @@ pub fn decode_jpeg(bytes: &[u8], specs: &[CropSpec]) -> Result<Option<Decoded>, 
     if !bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
         return Ok(None);
     }
-    let scans = super::jpeg_layout::read(bytes).scans;
+    let scans = super::jpeg_layout::scans(bytes);
     if scans > MAX_SCANS {
         return Err(RenderError::Decode(format!(
             "a JPEG of {scans} scans; at most {MAX_SCANS} are decoded"
@@ -181,7 +181,7 @@ pub(crate) mod tests {
             );
         }
         bytes.drain(eoi..eoi + scan.len());
-        assert_eq!(super::super::jpeg_layout::read(&bytes).scans, MAX_SCANS);
+        assert_eq!(super::super::jpeg_layout::scans(&bytes), MAX_SCANS);
         let at_the_limit = decode_jpeg(&bytes, &only("s", 16, 0)).err();
         assert!(
             !matches!(&at_the_limit, Some(RenderError::Decode(m)) if m.contains("scans")),
