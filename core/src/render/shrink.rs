@@ -7,10 +7,11 @@
 //! largest render still gets at least its own size (as imgproxy does).
 //! 1/4 and 1/8 keep only 2x2 and 1x1 of the frequencies, so, like
 //! libvips's thumbnail, they are taken only while 2x headroom remains for
-//! the final Lanczos resize. A file of more than `MAX_SCANS` scans is
-//! refused here, before any decoder walks it (`jpeg_layout`).
+//! the final Lanczos resize. A file of more scans than its size allows
+//! (`jpeg_layout::scan_limit`) is refused here, before any decoder walks
+//! it, whichever decoder would.
 
-use super::jpeg_layout::MAX_SCANS;
+use super::jpeg_layout::{self, MAX_SCANS};
 use super::pixels::{to_srgb, Decoded, RenderError};
 use super::spec::plan;
 use crate::domain::crop::CropSpec;
@@ -48,18 +49,24 @@ pub fn decode_jpeg(bytes: &[u8], specs: &[CropSpec]) -> Result<Option<Decoded>, 
     if !bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
         return Ok(None);
     }
-    let scans = super::jpeg_layout::scans(bytes);
-    if scans > MAX_SCANS {
-        return Err(RenderError::Decode(format!(
-            "a JPEG of {scans} scans; at most {MAX_SCANS} are decoded"
-        )));
-    }
+    let Some(scans) = jpeg_layout::scans(bytes) else {
+        return Err(RenderError::Decode(
+            "a JPEG marker stands where no decoder takes it".into(),
+        ));
+    };
     let fail = |e: jpeg_decoder::Error| RenderError::Decode(e.to_string());
     let mut d = Decoder::new(Cursor::new(bytes));
     d.read_info().map_err(fail)?;
     let Some(info) = d.info() else {
         return Ok(None);
     };
+    let limit = jpeg_layout::scan_limit(info.width as u64 * info.height as u64);
+    if scans > limit {
+        return Err(RenderError::Decode(format!(
+            "a JPEG of {scans} scans; at most {limit} are decoded at {}x{}",
+            info.width, info.height
+        )));
+    }
     if !matches!(info.pixel_format, PixelFormat::RGB24 | PixelFormat::L8) {
         return Ok(None);
     }
@@ -181,12 +188,34 @@ pub(crate) mod tests {
             );
         }
         bytes.drain(eoi..eoi + scan.len());
-        assert_eq!(super::super::jpeg_layout::scans(&bytes), MAX_SCANS);
+        assert_eq!(jpeg_layout::scans(&bytes), Some(MAX_SCANS));
         let at_the_limit = decode_jpeg(&bytes, &only("s", 16, 0)).err();
         assert!(
             !matches!(&at_the_limit, Some(RenderError::Decode(m)) if m.contains("scans")),
             "{at_the_limit:?}"
         );
+    }
+
+    #[test]
+    fn a_larger_photo_may_have_fewer_scans() {
+        // 64x48 pixels declared as 12000x8333 (100 MP, 30 scans at most):
+        // refused from the header, before a pixel is decoded.
+        let small = jpeg(64, 48);
+        let sof = small.windows(2).position(|m| m == [0xFF, 0xC0]).unwrap();
+        let eoi = small.len() - 2;
+        let sos = small.windows(2).rposition(|m| m == [0xFF, 0xDA]).unwrap();
+        for (extra, refused) in [(29, false), (30, true)] {
+            let mut bytes = small.clone();
+            bytes[sof + 5..sof + 7].copy_from_slice(&8333u16.to_be_bytes());
+            bytes[sof + 7..sof + 9].copy_from_slice(&12000u16.to_be_bytes());
+            for _ in 0..extra {
+                bytes.splice(eoi..eoi, small[sos..eoi].iter().copied());
+            }
+            let err = decode_jpeg(&bytes, &only("s", 16, 0)).err();
+            let said = matches!(&err, Some(RenderError::Decode(m))
+                if m.contains("31 scans; at most 30 are decoded at 12000x8333"));
+            assert_eq!(said, refused, "{extra}: {err:?}");
+        }
     }
 
     #[test]
