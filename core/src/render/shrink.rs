@@ -11,7 +11,7 @@
 //! (`jpeg_layout::scan_limit`) is refused here, before any decoder walks
 //! it, whichever decoder would.
 
-use super::jpeg_layout::{self, MAX_SCANS};
+use super::jpeg_layout;
 use super::pixels::{to_srgb, Decoded, RenderError};
 use super::spec::plan;
 use crate::domain::crop::CropSpec;
@@ -131,6 +131,7 @@ fn on_one_thread<T: Send>(decode: impl FnOnce() -> T + Send) -> Result<T, Render
 pub(crate) mod tests {
     use super::*;
     use crate::domain::crop::{default_presets, Format, Mode};
+    use jpeg_layout::MAX_SCANS;
 
     fn only(code: &str, width: u32, height: u32) -> Vec<CropSpec> {
         vec![CropSpec {
