@@ -8,10 +8,10 @@
 //! 1/4 and 1/8 keep only 2x2 and 1x1 of the frequencies, so, like
 //! libvips's thumbnail, they are taken only while 2x headroom remains for
 //! the final Lanczos resize. A file of more scans than its size allows
-//! (`jpeg_layout::scan_limit`) is refused here, before any decoder walks
+//! (`jpeg_scans::limit`) is refused here, before any decoder walks
 //! it, whichever decoder would.
 
-use super::jpeg_layout;
+use super::jpeg_scans;
 use super::pixels::{to_srgb, Decoded, RenderError};
 use super::spec::plan;
 use crate::domain::crop::CropSpec;
@@ -49,7 +49,7 @@ pub fn decode_jpeg(bytes: &[u8], specs: &[CropSpec]) -> Result<Option<Decoded>, 
     if !bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
         return Ok(None);
     }
-    let Some(scans) = jpeg_layout::scans(bytes) else {
+    let Some(scans) = jpeg_scans::count(bytes) else {
         return Err(RenderError::Decode(
             "a JPEG marker stands where no decoder takes it".into(),
         ));
@@ -60,7 +60,7 @@ pub fn decode_jpeg(bytes: &[u8], specs: &[CropSpec]) -> Result<Option<Decoded>, 
     let Some(info) = d.info() else {
         return Ok(None);
     };
-    let limit = jpeg_layout::scan_limit(info.width as u64 * info.height as u64);
+    let limit = jpeg_scans::limit(info.width as u64 * info.height as u64);
     if scans > limit {
         return Err(RenderError::Decode(format!(
             "a JPEG of {scans} scans; at most {limit} are decoded at {}x{}",
@@ -131,7 +131,7 @@ fn on_one_thread<T: Send>(decode: impl FnOnce() -> T + Send) -> Result<T, Render
 pub(crate) mod tests {
     use super::*;
     use crate::domain::crop::{default_presets, Format, Mode};
-    use jpeg_layout::MAX_SCANS;
+    use jpeg_scans::MAX_SCANS;
 
     fn only(code: &str, width: u32, height: u32) -> Vec<CropSpec> {
         vec![CropSpec {
@@ -171,15 +171,22 @@ pub(crate) mod tests {
         out
     }
 
+    /// `jpeg` with its last scan `extra` more times before its EOI.
+    fn with_scans(jpeg: &[u8], extra: u32) -> Vec<u8> {
+        let eoi = jpeg.len() - 2;
+        let sos = jpeg.windows(2).rposition(|m| m == [0xFF, 0xDA]).unwrap();
+        let mut out = jpeg[..eoi].to_vec();
+        for _ in 0..extra {
+            out.extend_from_slice(&jpeg[sos..eoi]);
+        }
+        out.extend_from_slice(&jpeg[eoi..]);
+        out
+    }
+
     #[test]
     fn a_jpeg_of_too_many_scans_is_refused_whatever_its_size() {
-        let mut bytes = jpeg(64, 48);
-        let eoi = bytes.len() - 2;
-        let sos = bytes.windows(2).rposition(|m| m == [0xFF, 0xDA]).unwrap();
-        let scan = bytes[sos..eoi].to_vec();
-        for _ in 0..MAX_SCANS {
-            bytes.splice(eoi..eoi, scan.iter().copied());
-        }
+        let small = jpeg(64, 48);
+        let bytes = with_scans(&small, MAX_SCANS);
         // Shrunk or decoded whole, by either decoder: refused before both.
         for specs in [only("s", 16, 0), only("s", 4000, 0)] {
             let err = decode_jpeg(&bytes, &specs).err();
@@ -188,8 +195,8 @@ pub(crate) mod tests {
                 "{err:?}"
             );
         }
-        bytes.drain(eoi..eoi + scan.len());
-        assert_eq!(jpeg_layout::scans(&bytes), Some(MAX_SCANS));
+        let bytes = with_scans(&small, MAX_SCANS - 1);
+        assert_eq!(jpeg_scans::count(&bytes), Some(MAX_SCANS));
         let at_the_limit = decode_jpeg(&bytes, &only("s", 16, 0)).err();
         assert!(
             !matches!(&at_the_limit, Some(RenderError::Decode(m)) if m.contains("scans")),
@@ -201,17 +208,12 @@ pub(crate) mod tests {
     fn a_larger_photo_may_have_fewer_scans() {
         // 64x48 pixels declared as 12000x8333 (100 MP, 30 scans at most):
         // refused from the header, before a pixel is decoded.
-        let small = jpeg(64, 48);
+        let mut small = jpeg(64, 48);
         let sof = small.windows(2).position(|m| m == [0xFF, 0xC0]).unwrap();
-        let eoi = small.len() - 2;
-        let sos = small.windows(2).rposition(|m| m == [0xFF, 0xDA]).unwrap();
+        small[sof + 5..sof + 7].copy_from_slice(&8333u16.to_be_bytes());
+        small[sof + 7..sof + 9].copy_from_slice(&12000u16.to_be_bytes());
         for (extra, refused) in [(29, false), (30, true)] {
-            let mut bytes = small.clone();
-            bytes[sof + 5..sof + 7].copy_from_slice(&8333u16.to_be_bytes());
-            bytes[sof + 7..sof + 9].copy_from_slice(&12000u16.to_be_bytes());
-            for _ in 0..extra {
-                bytes.splice(eoi..eoi, small[sos..eoi].iter().copied());
-            }
+            let bytes = with_scans(&small, extra);
             let err = decode_jpeg(&bytes, &only("s", 16, 0)).err();
             let said = matches!(&err, Some(RenderError::Decode(m))
                 if m.contains("31 scans; at most 30 are decoded at 12000x8333"));

@@ -4,7 +4,10 @@
 //! of thousands of tiny scans costs thousands of decodes (libjpeg-turbo's
 //! advisory LJT-01-004); such a file is refused before any decoder runs,
 //! and so is one whose markers would let a decoder see other scans than
-//! the walk counts.
+//! the walk counts. `trailers::Framer` walks the same markers at upload,
+//! but stops at the first byte it cannot frame; decoders skip such bytes
+//! (jpeg-decoder, like libjpeg, passes over garbage between segments) and
+//! decode the scans after them, so this count must skip on as they do.
 
 /// Scans a JPEG may have at most. libjpeg's default progressive script
 /// has 10, mozjpeg's tuned ones about 20, and libjpeg's jpegtran refuses a
@@ -18,7 +21,7 @@ const MAX_SCAN_PIXELS: u64 = 3_000_000_000;
 
 /// The scans a JPEG of `pixels` may have: `MAX_SCANS` up to 30 MP, then
 /// fewer as the photo grows (30 at 100 MP), never under libjpeg's 10.
-pub fn scan_limit(pixels: u64) -> u32 {
+pub fn limit(pixels: u64) -> u32 {
     (MAX_SCAN_PIXELS / pixels.max(1)).clamp(10, MAX_SCANS as u64) as u32
 }
 
@@ -31,7 +34,7 @@ pub fn scan_limit(pixels: u64) -> u32 {
 /// the next marker, so every other marker is found by looking for 0xFF
 /// alone; segments with a length are skipped whole, so their payloads (an
 /// EXIF thumbnail, an ICC profile) are never mistaken for markers.
-pub fn scans(bytes: &[u8]) -> Option<u32> {
+pub fn count(bytes: &[u8]) -> Option<u32> {
     let mut scans = 0;
     let mut in_scan = false;
     let mut i = 2;
@@ -89,9 +92,9 @@ mod tests {
 
     #[test]
     fn counts_scans_and_nothing_that_only_looks_like_one() {
-        assert_eq!(scans(&file(0xC2, 12)), Some(12));
-        assert_eq!(scans(&file(0xC0, 1)), Some(1));
-        assert_eq!(scans(&file(0xC2, 500)), Some(500));
+        assert_eq!(count(&file(0xC2, 12)), Some(12));
+        assert_eq!(count(&file(0xC0, 1)), Some(1));
+        assert_eq!(count(&file(0xC2, 500)), Some(500));
     }
 
     #[test]
@@ -102,26 +105,26 @@ mod tests {
             let mut f = file(0xC2, 3);
             let sof = f.windows(2).rposition(|m| m == [0xFF, 0xC2]).unwrap();
             f.splice(sof..sof, [0xFF, stray, 0x00, 0x04, 0xFF, 0xD9]);
-            assert_eq!(scans(&f), None, "{stray:#x}");
+            assert_eq!(count(&f), None, "{stray:#x}");
         }
     }
 
     #[test]
     fn the_limit_falls_with_the_photo_size_down_to_ten() {
-        assert_eq!(scan_limit(24_000_000), MAX_SCANS);
-        assert_eq!(scan_limit(100_000_000), 30);
-        assert_eq!(scan_limit(1_000_000_000), 10);
-        assert_eq!(scan_limit(0), MAX_SCANS);
+        assert_eq!(limit(24_000_000), MAX_SCANS);
+        assert_eq!(limit(100_000_000), 30);
+        assert_eq!(limit(1_000_000_000), 10);
+        assert_eq!(limit(0), MAX_SCANS);
     }
 
     #[test]
     fn a_cut_or_lying_file_ends_the_walk() {
         let f = file(0xC2, 3);
         for cut in 0..f.len() {
-            assert!(scans(&f[..cut]).unwrap_or(0) <= 3);
+            assert!(count(&f[..cut]).unwrap_or(0) <= 3);
         }
         // A length running past the end.
-        assert_eq!(scans(&[0xFF, 0xD8, 0xFF, 0xE1, 0xFF, 0xFF, 0, 0]), Some(0));
+        assert_eq!(count(&[0xFF, 0xD8, 0xFF, 0xE1, 0xFF, 0xFF, 0, 0]), Some(0));
     }
 
     #[test]
@@ -133,7 +136,7 @@ mod tests {
             if path.extension().is_none_or(|e| e != "jpg") {
                 continue;
             }
-            let n = scans(&std::fs::read(&path).unwrap()).unwrap();
+            let n = count(&std::fs::read(&path).unwrap()).unwrap();
             // elephants_..._prog.jpg has libjpeg's default script of 10.
             let want = if path.to_string_lossy().contains("_prog") {
                 10
