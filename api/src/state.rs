@@ -147,7 +147,7 @@ async fn queue(
     Ok(match NatsSettings::from_config(config) {
         Some(settings) => {
             let nats = NatsQueue::connect(settings).await?;
-            let news = Arc::new(nats.news().listening());
+            let news = Arc::new(nats.news().listening().await);
             (Arc::new(nats), news)
         }
         None => (

@@ -179,6 +179,20 @@ async fn cluster_uploads_while_nats_is_down_are_rendered_when_it_returns() {
         let img = api.ok(Some(&token), "image.get", json!({ "id": id })).await;
         assert_eq!(img["status"], "processing");
     }
+    // A call that asks to wait hears no news while NATS is away: it is
+    // answered at its deadline with what the database holds, not an error.
+    let (img, took) = api.get_waiting(&token, &waiting[0], 2).await;
+    assert_eq!(img["status"], "processing", "{img}");
+    assert!(
+        took >= Duration::from_millis(1900),
+        "answered early: {took:?}"
+    );
+    assert!(
+        took < Duration::from_secs(10),
+        "held past its deadline: {took:?}"
+    );
+    let deadline = "lightbox_image_waits_total{ended=\"deadline\"}";
+    assert_eq!(metric(&api.metrics().await, deadline), 1.0);
 
     relay.up().await;
     let body = wait_status(&ready, 200, Duration::from_secs(60)).await;
@@ -188,6 +202,18 @@ async fn cluster_uploads_while_nats_is_down_are_rendered_when_it_returns() {
     }
     let page = api.metrics().await;
     assert_eq!(metric(&page, "lightbox_outbox_pending"), 0.0);
+
+    // With NATS back, news reaches waiting calls again: a new photo's call
+    // ends when its renders are recorded (a small photo's take well under
+    // a second), not at its deadline.
+    let bytes = lightbox_e2e::synthetic_jpeg(320, 240, 7);
+    let (status, img) = api
+        .upload(Some(&token), bytes, "c.jpg", "image/jpeg", None)
+        .await;
+    assert_eq!(status, 201, "{img}");
+    let (img, took) = api.get_waiting(&token, &img["id"], 5).await;
+    assert_eq!(img["status"], "ready", "{img} after {took:?}");
+    assert_eq!(metric(&api.metrics().await, deadline), 1.0, "{took:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -18,6 +18,10 @@ const RESUBSCRIBE: Duration = Duration::from_secs(1);
 const BACKLOG: usize = 1024;
 /// How long telling may take before the renderer goes on without it.
 const SEND_WITHIN: Duration = Duration::from_millis(500);
+/// How long an API process's start waits for NATS to confirm its
+/// subscription before it serves anyway (NATS may be down; the client
+/// subscribes again when it is back).
+const SUBSCRIBE_WITHIN: Duration = Duration::from_secs(1);
 
 #[async_trait]
 pub trait News: Send + Sync {
@@ -68,31 +72,67 @@ impl NatsNews {
         }
     }
 
-    /// Subscribes now rather than at the first `listen`, so the first
-    /// waiter does not miss news sent while the subscription was made. For
-    /// API processes; workers only tell.
-    pub fn listening(self) -> NatsNews {
-        self.subscribed.call_once(|| self.subscribe());
+    /// Subscribes before the process serves, and waits (at most
+    /// `SUBSCRIBE_WITHIN`) until its subscription has heard a probe of its
+    /// own: news published before the server has seen a subscription does
+    /// not reach it, and a waiter that missed it would be held to its
+    /// deadline. (A flush only writes the SUB; a probe that comes back
+    /// proves the server holds it.) For API processes; workers only tell.
+    pub async fn listening(self) -> NatsNews {
+        let first = match tokio::time::timeout(SUBSCRIBE_WITHIN, self.confirmed()).await {
+            Ok(Ok(messages)) => Some(messages),
+            Ok(Err(e)) => {
+                tracing::warn!(error = %e, "cannot subscribe to settle news yet");
+                None
+            }
+            Err(_) => {
+                tracing::warn!("NATS has not confirmed the settle news subscription yet");
+                None
+            }
+        };
+        self.subscribed.call_once(|| self.forward(first));
         self
     }
 
-    /// Passes what NATS brings on to this process's listeners.
-    fn subscribe(&self) {
+    /// A subscription that has heard its own probe. Other processes read
+    /// the probe as no photo's id and drop it.
+    async fn confirmed(&self) -> anyhow::Result<async_nats::Subscriber> {
+        let mut messages = self.client.subscribe(self.subject.clone()).await?;
+        let probe = format!("probe {}", Uuid::new_v4());
+        self.client
+            .publish(self.subject.clone(), probe.clone().into())
+            .await?;
+        while let Some(m) = messages.next().await {
+            if m.payload == probe.as_bytes() {
+                return Ok(messages);
+            }
+            if let Some(id) = photo(&m) {
+                self.heard.settled(id).await;
+            }
+        }
+        anyhow::bail!("the subscription ended")
+    }
+
+    /// Passes what NATS brings on to this process's listeners, on `first`
+    /// if there is one, and on a subscription of its own after that.
+    fn forward(&self, first: Option<async_nats::Subscriber>) {
         let (client, subject, heard) = (
             self.client.clone(),
             self.subject.clone(),
             self.heard.clone(),
         );
         tokio::spawn(async move {
+            let mut next = first;
             loop {
-                match client.subscribe(subject.clone()).await {
+                let subscribed = match next.take() {
+                    Some(messages) => Ok(messages),
+                    None => client.subscribe(subject.clone()).await,
+                };
+                match subscribed {
                     // The client subscribes again after a reconnect itself.
                     Ok(mut messages) => {
                         while let Some(m) = messages.next().await {
-                            let id = std::str::from_utf8(&m.payload)
-                                .ok()
-                                .and_then(|s| Uuid::parse_str(s).ok());
-                            if let Some(id) = id {
+                            if let Some(id) = photo(&m) {
                                 heard.settled(id).await;
                             }
                         }
@@ -119,9 +159,16 @@ impl News for NatsNews {
     }
 
     fn listen(&self) -> broadcast::Receiver<Uuid> {
-        self.subscribed.call_once(|| self.subscribe());
+        self.subscribed.call_once(|| self.forward(None));
         self.heard.listen()
     }
+}
+
+/// The photo a message names; `None` for a probe or garbage.
+fn photo(m: &async_nats::Message) -> Option<Uuid> {
+    std::str::from_utf8(&m.payload)
+        .ok()
+        .and_then(|s| Uuid::parse_str(s).ok())
 }
 
 /// Resolves when `news` names `image`, or may have (it fell behind).
@@ -153,6 +200,31 @@ mod tests {
         tokio::time::timeout(Duration::from_secs(5), waiting)
             .await
             .expect("heard");
+    }
+
+    /// NATS on loopback, as the test suite requires (the cluster tests
+    /// need it too).
+    async fn nats() -> async_nats::Client {
+        async_nats::connect("127.0.0.1:4222")
+            .await
+            .expect("NATS for the news test")
+    }
+
+    #[tokio::test]
+    async fn news_sent_the_moment_an_api_process_has_started_is_heard() {
+        let teller = nats().await;
+        // Each round is a fresh process's first moment; a subscription the
+        // server had not seen yet would lose its news in some of them.
+        for round in 0..30 {
+            let prefix = format!("newstest{}", Uuid::new_v4().simple());
+            let news = NatsNews::new(nats().await, &prefix).listening().await;
+            let mut rx = news.listen();
+            let id = Uuid::new_v4();
+            NatsNews::new(teller.clone(), &prefix).settled(id).await;
+            tokio::time::timeout(Duration::from_secs(5), heard(&mut rx, id))
+                .await
+                .unwrap_or_else(|_| panic!("round {round}: news sent at start was lost"));
+        }
     }
 
     #[tokio::test]
