@@ -16,6 +16,8 @@ pub mod pixels;
 pub mod placeholder;
 pub mod priority;
 pub mod probe;
+pub mod progressive;
+mod reduced_idct;
 pub mod shrink;
 pub mod small;
 pub mod smart;

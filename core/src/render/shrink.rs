@@ -9,16 +9,18 @@
 //! libvips's thumbnail, they are taken only while 2x headroom remains for
 //! the final Lanczos resize. A file of more scans than its size allows
 //! (`jpeg_scans::limit`) is refused here, before any decoder walks
-//! it, whichever decoder would.
+//! it, whichever decoder would. Progressive files are decoded by libjpeg
+//! with jpeg-decoder's reduced IDCT (`progressive`), the rest by
+//! jpeg-decoder.
 
-use super::jpeg_scans;
 use super::pixels::{to_srgb, Decoded, RenderError};
 use super::spec::plan;
+use super::{jpeg_scans, progressive};
 use crate::domain::crop::CropSpec;
 use crate::domain::exif::ExifInfo;
 use image::metadata::Orientation;
 use image::{DynamicImage, GrayImage, RgbImage};
-use jpeg_decoder::{Decoder, PixelFormat};
+use jpeg_decoder::{CodingProcess, Decoder, PixelFormat};
 use std::io::Cursor;
 
 /// Headroom kept between a decode shrunk by 4 or 8 and the largest render.
@@ -77,26 +79,33 @@ pub fn decode_jpeg(bytes: &[u8], specs: &[CropSpec]) -> Result<Option<Decoded>, 
     if denom == 1 {
         return Ok(None);
     }
-    let want_w = info.width.div_ceil(denom as u16);
-    let want_h = info.height.div_ceil(denom as u16);
-    let (sw, sh) = d.scale(want_w, want_h).map_err(fail)?;
-    let pixels = on_one_thread(|| d.decode())?.map_err(fail)?;
-    let (sw, sh) = (sw as u32, sh as u32);
-    let bad = || RenderError::Decode("the decoded size does not match".into());
-    let rgb = match info.pixel_format {
-        PixelFormat::L8 => {
-            DynamicImage::ImageLuma8(GrayImage::from_raw(sw, sh, pixels).ok_or_else(bad)?)
-                .into_rgb8()
-                .into_raw()
+    let by_libjpeg = (info.coding_process == CodingProcess::DctProgressive)
+        .then(|| progressive::decode(bytes, denom))
+        .flatten();
+    let (pixels, sw, sh, grey, icc) = match by_libjpeg {
+        Some(s) => (s.pixels, s.width, s.height, s.channels == 1, s.icc),
+        None => {
+            let want_w = info.width.div_ceil(denom as u16);
+            let want_h = info.height.div_ceil(denom as u16);
+            let (sw, sh) = d.scale(want_w, want_h).map_err(fail)?;
+            let pixels = on_one_thread(|| d.decode())?.map_err(fail)?;
+            let grey = info.pixel_format == PixelFormat::L8;
+            (pixels, sw as u32, sh as u32, grey, d.icc_profile())
         }
-        _ => RgbImage::from_raw(sw, sh, pixels)
+    };
+    let bad = || RenderError::Decode("the decoded size does not match".into());
+    let rgb = match grey {
+        true => DynamicImage::ImageLuma8(GrayImage::from_raw(sw, sh, pixels).ok_or_else(bad)?)
+            .into_rgb8()
+            .into_raw(),
+        false => RgbImage::from_raw(sw, sh, pixels)
             .ok_or_else(bad)?
             .into_raw(),
     };
     let o = Orientation::from_exif(exif.orientation.min(255) as u8)
         .unwrap_or(Orientation::NoTransforms);
     let (mut pixels, width, height) = super::orient::orient(rgb, sw, sh, 3, o);
-    if let Some(icc) = d.icc_profile() {
+    if let Some(icc) = icc {
         to_srgb(&icc, &mut pixels, false);
     }
     Ok(Some(Decoded {

@@ -1,0 +1,272 @@
+//! Progressive JPEGs shrunk on load by libjpeg (mozjpeg's libjpeg-turbo,
+//! built from the crate's bundled sources), with jpeg-decoder's reduced
+//! IDCT in place of libjpeg's own.
+//!
+//! A progressive file is mostly entropy-coded refinement scans, and
+//! libjpeg decodes those about a fifth faster than jpeg-decoder (0.46 s
+//! against 0.58-0.73 s for the corpus's 18 MP photo). But libjpeg's
+//! reduced IDCTs (`jidctred.c`) average pairs of full-size pixels, a box
+//! filter that aliases fine detail (0.57 dB worse after webp q80 on that
+//! photo), where jpeg-decoder's reconstructs each block from its lowest
+//! frequencies. So libjpeg does the entropy decoding, upsampling and colour
+//! conversion, and `reduced_idct`'s functions, ported from jpeg-decoder,
+//! do the reduced IDCTs. Where all components have the same
+//! sampling, the result is within 3 levels of jpeg-decoder's (colour
+//! rounding); subsampled chroma is reconstructed by libjpeg's accurate
+//! 8x8 IDCT at the output's resolution instead of reduced and upsampled.
+//!
+//! libjpeg does not let an application choose its IDCT, so `use_idct`
+//! replaces the reduced IDCT functions in libjpeg's IDCT module after
+//! `jpeg_start_decompress` has chosen them and before any block is
+//! transformed. That module's place in `jpeg_decompress_struct` (its
+//! fourth-last field) is fixed by the exact mozjpeg-sys version in
+//! Cargo.toml; the swap only happens where libjpeg's own functions are
+//! found there, and the tests fail if ours are not the ones used.
+//!
+//! Anything unusual gets `None`, and the caller decodes with jpeg-decoder
+//! as before: colour spaces other than YCbCr and grey, and any file libjpeg
+//! warns about or refuses (corrupt or cut data), so those behave exactly as
+//! they did.
+
+use super::reduced_idct::{idct_1x1, idct_2x2, idct_4x4};
+use mozjpeg_sys::*;
+use std::ffi::c_void;
+use std::mem::size_of;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+
+/// Decoded pixels: `channels` (1 or 3) interleaved, `width` x `height`,
+/// and the file's ICC profile, wherever its chunks stood.
+pub struct Shrunk {
+    pub pixels: Vec<u8>,
+    pub width: u32,
+    pub height: u32,
+    pub channels: u32,
+    pub icc: Option<Vec<u8>>,
+}
+
+/// `bytes` decoded at 1/`denom` (2, 4 or 8), or `None` when libjpeg should
+/// not be the one to decode it (see the module's doc).
+pub fn decode(bytes: &[u8], denom: u32) -> Option<Shrunk> {
+    if ![2, 4, 8].contains(&denom) {
+        return None;
+    }
+    // libjpeg leaves by unwinding from `error_exit` (a corrupt file); the
+    // session's drop frees libjpeg's memory on the way out.
+    catch_unwind(AssertUnwindSafe(|| {
+        let mut session = Session::new(bytes);
+        session.decode(denom)
+    }))
+    .ok()
+    .flatten()
+}
+
+/// libjpeg's reduced IDCT entry: one block's coefficients to `size` rows
+/// of `size` samples at `output_buf[row][col..]`.
+type Idct = unsafe extern "C-unwind" fn(
+    *mut jpeg_decompress_struct,
+    *mut jpeg_component_info,
+    *mut JCOEF,
+    *mut *mut u8,
+    JDIMENSION,
+);
+
+/// One decompression, destroyed on drop. Both structs stay where they
+/// were created: libjpeg keeps a pointer to the error manager.
+struct Session {
+    cinfo: Box<jpeg_decompress_struct>,
+    err: *mut jpeg_error_mgr,
+}
+
+unsafe extern "C-unwind" fn error_exit(_cinfo: &mut jpeg_common_struct) {
+    resume_unwind(Box::new("libjpeg refused the file"));
+}
+
+/// Warnings (corrupt data libjpeg decodes around) are counted in
+/// `num_warnings` instead of printed.
+unsafe extern "C-unwind" fn emit_message(cinfo: &mut jpeg_common_struct, level: i32) {
+    if level < 0 {
+        // SAFETY: `err` is the session's error manager, alive as long as it.
+        unsafe { (*cinfo.err).num_warnings += 1 };
+    }
+}
+
+impl Session {
+    fn new(bytes: &[u8]) -> Session {
+        // SAFETY: zeroed structs are what libjpeg's C callers start from;
+        // `jpeg_std_error` and `jpeg_create_decompress` fill them in. The
+        // error manager is freed in `drop`, after libjpeg's last use.
+        unsafe {
+            let err = Box::into_raw(Box::new(std::mem::zeroed::<jpeg_error_mgr>()));
+            let mut cinfo: Box<jpeg_decompress_struct> = Box::new(std::mem::zeroed());
+            cinfo.common.err = jpeg_std_error(&mut *err);
+            (*err).error_exit = Some(error_exit);
+            (*err).emit_message = Some(emit_message);
+            jpeg_create_decompress(&mut *cinfo);
+            jpeg_mem_src(&mut cinfo, bytes.as_ptr(), bytes.len() as _);
+            Session { cinfo, err }
+        }
+    }
+
+    fn decode(&mut self, denom: u32) -> Option<Shrunk> {
+        let cinfo = &mut *self.cinfo;
+        // SAFETY: libjpeg's documented calling sequence on a created
+        // session whose source outlives it; errors unwind out of `decode`.
+        unsafe {
+            // APP2, where ICC profiles are kept, whole.
+            jpeg_save_markers(cinfo, 0xE2, 0xFFFF);
+            if jpeg_read_header(cinfo, 1) != 1 {
+                return None;
+            }
+            let channels = match cinfo.jpeg_color_space {
+                J_COLOR_SPACE::JCS_YCbCr if cinfo.num_components == 3 => {
+                    cinfo.out_color_space = J_COLOR_SPACE::JCS_RGB;
+                    3
+                }
+                J_COLOR_SPACE::JCS_GRAYSCALE if cinfo.num_components == 1 => 1,
+                _ => return None,
+            };
+            cinfo.scale_num = 1;
+            cinfo.scale_denom = denom;
+            // Smoothing only guesses coefficients a cut-short file lacks.
+            cinfo.do_block_smoothing = 0;
+            jpeg_start_decompress(cinfo);
+            let (width, height) = (cinfo.output_width, cinfo.output_height);
+            if width != cinfo.image_width.div_ceil(denom)
+                || height != cinfo.image_height.div_ceil(denom)
+                || cinfo.output_components != channels
+            {
+                return None;
+            }
+            use_idct(cinfo)?;
+            let stride = width as usize * channels as usize;
+            let mut pixels = vec![0u8; stride * height as usize];
+            while cinfo.output_scanline < height {
+                let mut row = pixels
+                    .as_mut_ptr()
+                    .add(stride * cinfo.output_scanline as usize);
+                if jpeg_read_scanlines(cinfo, &mut row, 1) != 1 {
+                    return None;
+                }
+            }
+            jpeg_finish_decompress(cinfo);
+            if (*self.err).num_warnings > 0 {
+                return None;
+            }
+            Some(Shrunk {
+                pixels,
+                width,
+                height,
+                channels: channels as u32,
+                icc: icc(cinfo.marker_list),
+            })
+        }
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        // SAFETY: created in `new`; destroying frees libjpeg's pools, and
+        // libjpeg is done with the error manager after it.
+        unsafe {
+            jpeg_destroy_decompress(&mut self.cinfo);
+            drop(Box::from_raw(self.err));
+        }
+    }
+}
+
+/// The ICC profile from the saved APP2 markers: chunks "ICC_PROFILE\0",
+/// sequence number, count, data; `None` unless every chunk is there once.
+///
+/// # Safety
+/// `list` is a decompression's `marker_list`, still alive.
+unsafe fn icc(mut list: *mut jpeg_marker_struct) -> Option<Vec<u8>> {
+    let mut chunks = Vec::new();
+    // SAFETY: libjpeg's list of saved markers, each `data_length` long.
+    while let Some(m) = unsafe { list.as_ref() } {
+        let data = unsafe { std::slice::from_raw_parts(m.data, m.data_length as usize) };
+        if let Some([seq, count, body @ ..]) = data.strip_prefix(b"ICC_PROFILE\0") {
+            chunks.push((*seq, *count, body));
+        }
+        list = m.next;
+    }
+    chunks.sort_by_key(|c| c.0);
+    let count = chunks.first()?.1 as usize;
+    let whole = chunks.len() == count
+        && chunks
+            .iter()
+            .enumerate()
+            .all(|(i, c)| c.0 as usize == i + 1 && c.1 as usize == count);
+    whole.then(|| chunks.iter().flat_map(|c| c.2.iter().copied()).collect())
+}
+
+/// libjpeg's IDCT module: `start_pass`, then one function per component
+/// (jpegint.h's `struct jpeg_inverse_dct`, `MAX_COMPONENTS` = 10).
+#[repr(C)]
+struct InverseDct {
+    start_pass: *mut c_void,
+    inverse_dct: [Option<Idct>; 10],
+}
+
+// libjpeg's reduced IDCTs (jidctred.c), named only to be recognised.
+extern "C-unwind" {
+    fn jpeg_idct_4x4(
+        cinfo: *mut jpeg_decompress_struct,
+        comp: *mut jpeg_component_info,
+        coef: *mut JCOEF,
+        out: *mut *mut u8,
+        col: JDIMENSION,
+    );
+    fn jpeg_idct_2x2(
+        cinfo: *mut jpeg_decompress_struct,
+        comp: *mut jpeg_component_info,
+        coef: *mut JCOEF,
+        out: *mut *mut u8,
+        col: JDIMENSION,
+    );
+    fn jpeg_idct_1x1(
+        cinfo: *mut jpeg_decompress_struct,
+        comp: *mut jpeg_component_info,
+        coef: *mut JCOEF,
+        out: *mut *mut u8,
+        col: JDIMENSION,
+    );
+}
+
+/// Puts ours in place of each of libjpeg's reduced IDCTs that
+/// `jpeg_start_decompress` chose. A component it gives a full 8x8 IDCT
+/// keeps it: libjpeg scales subsampled chroma up in the IDCT (its
+/// accurate one) rather than upsampling it after. `None` when no function
+/// was recognised, so a struct that is not laid out as this module
+/// expects is never written to.
+///
+/// # Safety
+/// `cinfo` has been through `jpeg_start_decompress` and no scanline has
+/// been read yet.
+unsafe fn use_idct(cinfo: &mut jpeg_decompress_struct) -> Option<()> {
+    let ours: [(Idct, Idct); 3] = [
+        (jpeg_idct_4x4, idct_4x4),
+        (jpeg_idct_2x2, idct_2x2),
+        (jpeg_idct_1x1, idct_1x1),
+    ];
+    // The private `idct` field: the fourth pointer from the end.
+    let at = size_of::<jpeg_decompress_struct>() - 4 * size_of::<*mut c_void>();
+    // SAFETY: the offset is inside the struct and pointer-aligned.
+    let module = unsafe { *((cinfo as *mut _ as *mut u8).add(at) as *const *mut InverseDct) };
+    let components = usize::try_from(cinfo.num_components).ok()?;
+    // SAFETY: a started decompression has its IDCT module, one function
+    // per component.
+    let slots = unsafe { module.as_mut()?.inverse_dct.get_mut(..components)? };
+    let mut swapped = 0;
+    for slot in slots.iter_mut() {
+        let chosen = (*slot)? as usize;
+        if let Some((_, mine)) = ours.iter().find(|(theirs, _)| *theirs as usize == chosen) {
+            *slot = Some(*mine);
+            swapped += 1;
+        }
+    }
+    (swapped > 0).then_some(())
+}
+
+#[cfg(test)]
+#[path = "progressive_tests.rs"]
+mod tests;

@@ -1,0 +1,196 @@
+use super::*;
+use jpeg_decoder::Decoder;
+use std::io::Cursor;
+
+/// A progressive JPEG of noise (fine detail, where a box IDCT and a
+/// low-pass one differ most), made by libjpeg itself; colour with every
+/// component at full resolution unless `subsampled`.
+fn progressive(width: u32, height: u32, channels: u32, subsampled: bool) -> Vec<u8> {
+    let mut seed = 0x2545_f491_u32;
+    let pixels: Vec<u8> = (0..width * height * channels)
+        .map(|_| {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            (seed >> 24) as u8
+        })
+        .collect();
+    encode(&pixels, width, height, channels, subsampled)
+}
+
+/// `pixels` as a progressive JPEG, by libjpeg.
+fn encode(pixels: &[u8], width: u32, height: u32, channels: u32, subsampled: bool) -> Vec<u8> {
+    // SAFETY: libjpeg's documented compression sequence; the output buffer
+    // it mallocs is copied out and freed.
+    unsafe {
+        let mut err: jpeg_error_mgr = std::mem::zeroed();
+        let mut c: jpeg_compress_struct = std::mem::zeroed();
+        c.common.err = jpeg_std_error(&mut err);
+        jpeg_create_compress(&mut c);
+        let (mut buf, mut size) = (std::ptr::null_mut(), 0);
+        jpeg_mem_dest(&mut c, &mut buf, &mut size);
+        c.image_width = width;
+        c.image_height = height;
+        c.input_components = channels as i32;
+        c.in_color_space = if channels == 1 {
+            J_COLOR_SPACE::JCS_GRAYSCALE
+        } else {
+            J_COLOR_SPACE::JCS_RGB
+        };
+        jpeg_set_defaults(&mut c);
+        jpeg_set_quality(&mut c, 92, 1);
+        if channels == 3 && !subsampled {
+            let luma = &mut *c.comp_info;
+            (luma.h_samp_factor, luma.v_samp_factor) = (1, 1);
+        }
+        jpeg_simple_progression(&mut c);
+        jpeg_start_compress(&mut c, 1);
+        let stride = (width * channels) as usize;
+        while c.next_scanline < height {
+            let row = pixels.as_ptr().add(stride * c.next_scanline as usize);
+            jpeg_write_scanlines(&mut c, &row, 1);
+        }
+        jpeg_finish_compress(&mut c);
+        let out = std::slice::from_raw_parts(buf, size as usize).to_vec();
+        jpeg_destroy_compress(&mut c);
+        libc::free(buf.cast());
+        out
+    }
+}
+
+/// jpeg-decoder's decode at 1/`denom`: pixels, width, height.
+fn jpeg_decoder(bytes: &[u8], denom: u16) -> (Vec<u8>, u32, u32) {
+    let mut d = Decoder::new(Cursor::new(bytes));
+    d.read_info().unwrap();
+    let info = d.info().unwrap();
+    let (w, h) = d
+        .scale(info.width.div_ceil(denom), info.height.div_ceil(denom))
+        .unwrap();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    (pool.install(|| d.decode()).unwrap(), w as u32, h as u32)
+}
+
+/// PSNR in dB and the largest difference of one sample.
+fn compare(a: &[u8], b: &[u8]) -> (f64, u8) {
+    assert_eq!(a.len(), b.len());
+    let (mut sum, mut most) = (0.0, 0u8);
+    for (x, y) in a.iter().zip(b) {
+        let d = x.abs_diff(*y);
+        most = most.max(d);
+        sum += (d as f64).powi(2);
+    }
+    let db = 10.0 * (255.0f64.powi(2) * a.len() as f64 / sum.max(1e-9)).log10();
+    (db, most)
+}
+
+fn assert_like_jpeg_decoder(bytes: &[u8], what: &str) {
+    for denom in [2, 4, 8] {
+        let ours = decode(bytes, denom).unwrap_or_else(|| panic!("{what} 1/{denom}"));
+        let (theirs, w, h) = jpeg_decoder(bytes, denom as u16);
+        assert_eq!((ours.width, ours.height), (w, h), "{what} 1/{denom}");
+        let (db, most) = compare(&ours.pixels, &theirs);
+        // libjpeg's own box IDCT is 10-20 dB further off on noise; only
+        // the colour conversion's rounding differs from jpeg-decoder's.
+        assert!(
+            db > 50.0 && most <= 3,
+            "{what} 1/{denom}: {db:.1} dB, {most} at most"
+        );
+    }
+}
+
+#[test]
+fn the_idct_in_use_is_ours() {
+    // Odd sizes: partial blocks and MCUs at the right and bottom edges.
+    assert_like_jpeg_decoder(&progressive(333, 221, 3, false), "colour");
+    assert_like_jpeg_decoder(&progressive(190, 97, 1, false), "grey");
+    let grey = decode(&progressive(190, 97, 1, false), 2).unwrap();
+    assert_eq!((grey.channels, grey.width, grey.height), (1, 95, 49));
+}
+
+#[test]
+fn matches_jpeg_decoder_on_the_corpus_progressive_photo() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/corpus/elephants_5640x3172_prog.jpg");
+    let bytes = std::fs::read(path).unwrap();
+    let (ours, (theirs, ..)) = (decode(&bytes, 2).unwrap(), jpeg_decoder(&bytes, 2));
+    let (db, most) = compare(&ours.pixels, &theirs);
+    assert!(db > 50.0 && most <= 3, "{db:.1} dB, {most} at most");
+}
+
+#[test]
+fn files_libjpeg_warns_about_or_refuses_are_left_to_jpeg_decoder() {
+    let whole = progressive(333, 221, 3, true);
+    // Cut short: libjpeg would decode around it with a warning.
+    assert!(decode(&whole[..whole.len() * 2 / 3], 2).is_none());
+    // A frame header that lies about its length: libjpeg refuses it.
+    let mut broken = whole.clone();
+    let sof = broken
+        .windows(2)
+        .position(|m| m == [0xFF, 0xC2])
+        .expect("a progressive frame");
+    broken[sof + 2..sof + 4].copy_from_slice(&3u16.to_be_bytes());
+    assert!(decode(&broken, 2).is_none());
+    assert!(decode(b"\xFF\xD8\xFF", 2).is_none());
+    // A scale libjpeg's IDCT swap does not cover.
+    assert!(decode(&whole, 3).is_none());
+    // Many refusals in a row leave nothing behind to trip over.
+    for _ in 0..200 {
+        assert!(decode(&broken, 2).is_none());
+    }
+    assert!(decode(&whole, 2).is_some());
+}
+
+/// `pixels` (RGB) resized by the render pipeline to `width`.
+fn resized(pixels: Vec<u8>, width: u32, height: u32, to: u32) -> Vec<u8> {
+    use crate::domain::crop::{CropSpec, Format, Mode};
+    let decoded = super::super::pixels::Decoded {
+        pixels,
+        width,
+        height,
+        alpha: false,
+        source: (width, height),
+    };
+    let spec = CropSpec {
+        code: "t".into(),
+        width: to,
+        height: 0,
+        mode: Mode::Fit,
+        format: Format::Webp,
+        quality: 80,
+        focus: None,
+        at: None,
+    };
+    super::super::pipeline::resize(&decoded, &spec).unwrap().0
+}
+
+#[test]
+fn subsampled_chroma_comes_out_at_least_as_close_as_jpeg_decoder_s() {
+    // A photo's corner as a progressive 4:2:0 file. Against its full
+    // decode, both halves resized alike, libjpeg's chroma (an 8x8 IDCT at
+    // the output's size) with our luma must not lose to jpeg-decoder's.
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/corpus/sunset_4272x2848.jpg");
+    let (photo, pw, _) = jpeg_decoder(&std::fs::read(path).unwrap(), 1);
+    let (w, h) = (1024, 768);
+    let corner: Vec<u8> = (0..h)
+        .flat_map(|y| &photo[(y * pw * 3) as usize..][..(w * 3) as usize])
+        .copied()
+        .collect();
+    let bytes = encode(&corner, w, h, 3, true);
+    let (full, w, h) = jpeg_decoder(&bytes, 1);
+    let reference = resized(full, w, h, 480);
+    let ours = decode(&bytes, 2).unwrap();
+    let (theirs, tw, th) = jpeg_decoder(&bytes, 2);
+    let (ours_db, _) = compare(
+        &resized(ours.pixels, ours.width, ours.height, 480),
+        &reference,
+    );
+    let (theirs_db, _) = compare(&resized(theirs, tw, th, 480), &reference);
+    assert!(
+        ours_db >= theirs_db - 0.1,
+        "{ours_db:.2} dB against jpeg-decoder's {theirs_db:.2}"
+    );
+}
