@@ -206,7 +206,10 @@ async fn memory_renders_free_goes_back_once_they_are_idle() {
 async fn renders_run_below_request_handling() {
     let srv = Server::start();
     let t = srv.admin_token().await;
-    let name = "elephants_5640x3172_prog.jpg";
+    // The progressive photo keeps the job's thread and its encoders busy
+    // longest; libjpeg decodes it on the job's thread. A baseline one is
+    // decoded by jpeg-decoder on a thread of its own.
+    let names = ["elephants_5640x3172_prog.jpg", "kleiber_6028x3391.jpg"];
     // The last reading of each thread: a render thread is named a moment
     // before it lowers itself.
     let mut last: HashMap<(u32, String), i32> = HashMap::new();
@@ -216,9 +219,10 @@ async fn renders_run_below_request_handling() {
         // The job's thread and at least one encoder, and the decoder.
         renders >= 2 && last.keys().any(|(_, n)| n == "jpeg-decode")
     };
-    // Its decode alone takes about a second, its encodes half as long
-    // again: seen unless the machine is far faster, hence a few photos.
-    for _ in 0..5 {
+    // Their decodes take a tenth of a second to a second, their encodes
+    // about as long again: seen unless the machine is far faster, hence
+    // a few photos.
+    for name in names.iter().cycle().take(10) {
         let (status, img) = srv
             .upload(
                 Some(&t),

@@ -129,7 +129,12 @@ impl Session {
             cinfo.scale_denom = denom;
             // Smoothing only guesses coefficients a cut-short file lacks.
             cinfo.do_block_smoothing = 0;
+            // A progressive file is read whole here: one libjpeg had to
+            // decode around goes to jpeg-decoder before any output pass.
             jpeg_start_decompress(cinfo);
+            if (*self.err).num_warnings > 0 {
+                return None;
+            }
             let (width, height) = (cinfo.output_width, cinfo.output_height);
             if width != cinfo.image_width.div_ceil(denom)
                 || height != cinfo.image_height.div_ceil(denom)
