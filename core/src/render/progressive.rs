@@ -12,8 +12,11 @@
 //! conversion, and `reduced_idct`'s functions, ported from jpeg-decoder,
 //! do the reduced IDCTs. Where all components have the same
 //! sampling, the result is within 3 levels of jpeg-decoder's (colour
-//! rounding); subsampled chroma is reconstructed by libjpeg's accurate
-//! 8x8 IDCT at the output's resolution instead of reduced and upsampled.
+//! rounding). At 1/2, libjpeg gives 4:2:0 chroma its accurate 8x8 IDCT at
+//! the output's resolution instead of a reduced one and upsampling (closer
+//! to the full decode than jpeg-decoder's); at 1/8 it upsamples 4:2:2 and
+//! 4:4:0 chroma without smoothing (1.5 dB further off than jpeg-decoder's
+//! on a review's files; default presets reach 1/8 only past 32,768 px).
 //!
 //! libjpeg does not let an application choose its IDCT, so `use_idct`
 //! replaces the reduced IDCT functions in libjpeg's IDCT module after
@@ -24,9 +27,11 @@
 //! found there, and the tests fail if ours are not the ones used.
 //!
 //! Anything unusual gets `None`, and the caller decodes with jpeg-decoder
-//! as before: colour spaces other than YCbCr and grey, and any file libjpeg
-//! warns about or refuses (corrupt or cut data), so those behave exactly as
-//! they did.
+//! as before: colour spaces other than YCbCr and grey (and RGB that an
+//! Adobe marker declares, which libjpeg lets a JFIF marker overrule), a
+//! component no scan covers (it has no quantization table), and any file
+//! libjpeg warns about or refuses, at the first warning (corrupt or cut
+//! data), so those behave as they did, at little more cost.
 
 use super::reduced_idct::{idct_1x1, idct_2x2, idct_4x4};
 use mozjpeg_sys::*;
@@ -54,7 +59,7 @@ pub fn decode(bytes: &[u8], denom: u32) -> Option<Shrunk> {
     // session's drop frees libjpeg's memory on the way out.
     catch_unwind(AssertUnwindSafe(|| {
         let mut session = Session::new(bytes);
-        session.decode(denom)
+        session.decode(bytes, denom)
     }))
     .ok()
     .flatten()
@@ -81,12 +86,12 @@ unsafe extern "C-unwind" fn error_exit(_cinfo: &mut jpeg_common_struct) {
     resume_unwind(Box::new("libjpeg refused the file"));
 }
 
-/// Warnings (corrupt data libjpeg decodes around) are counted in
-/// `num_warnings` instead of printed.
-unsafe extern "C-unwind" fn emit_message(cinfo: &mut jpeg_common_struct, level: i32) {
+/// A warning (corrupt data libjpeg would decode around) ends the decode
+/// at once, as an error does: jpeg-decoder takes the file from there,
+/// without libjpeg having spent a whole decode on it first.
+unsafe extern "C-unwind" fn emit_message(_cinfo: &mut jpeg_common_struct, level: i32) {
     if level < 0 {
-        // SAFETY: `err` is the session's error manager, alive as long as it.
-        unsafe { (*cinfo.err).num_warnings += 1 };
+        resume_unwind(Box::new("libjpeg warned about the file"));
     }
 }
 
@@ -107,7 +112,7 @@ impl Session {
         }
     }
 
-    fn decode(&mut self, denom: u32) -> Option<Shrunk> {
+    fn decode(&mut self, bytes: &[u8], denom: u32) -> Option<Shrunk> {
         let cinfo = &mut *self.cinfo;
         // SAFETY: libjpeg's documented calling sequence on a created
         // session whose source outlives it; errors unwind out of `decode`.
@@ -118,7 +123,7 @@ impl Session {
                 return None;
             }
             let channels = match cinfo.jpeg_color_space {
-                J_COLOR_SPACE::JCS_YCbCr if cinfo.num_components == 3 => {
+                J_COLOR_SPACE::JCS_YCbCr if cinfo.num_components == 3 && !adobe_rgb(bytes) => {
                     cinfo.out_color_space = J_COLOR_SPACE::JCS_RGB;
                     3
                 }
@@ -129,12 +134,7 @@ impl Session {
             cinfo.scale_denom = denom;
             // Smoothing only guesses coefficients a cut-short file lacks.
             cinfo.do_block_smoothing = 0;
-            // A progressive file is read whole here: one libjpeg had to
-            // decode around goes to jpeg-decoder before any output pass.
             jpeg_start_decompress(cinfo);
-            if (*self.err).num_warnings > 0 {
-                return None;
-            }
             let (width, height) = (cinfo.output_width, cinfo.output_height);
             if width != cinfo.image_width.div_ceil(denom)
                 || height != cinfo.image_height.div_ceil(denom)
@@ -153,16 +153,15 @@ impl Session {
                     return None;
                 }
             }
+            // Finishing frees the saved markers.
+            let icc = icc(cinfo.marker_list);
             jpeg_finish_decompress(cinfo);
-            if (*self.err).num_warnings > 0 {
-                return None;
-            }
             Some(Shrunk {
                 pixels,
                 width,
                 height,
                 channels: channels as u32,
-                icc: icc(cinfo.marker_list),
+                icc,
             })
         }
     }
@@ -177,6 +176,18 @@ impl Drop for Session {
             drop(Box::from_raw(self.err));
         }
     }
+}
+
+/// Whether an Adobe APP14 segment says the three components are not
+/// YCbCr (transform 0: RGB). libjpeg lets a JFIF marker overrule it;
+/// jpeg-decoder does not, and such a file is left to jpeg-decoder.
+fn adobe_rgb(bytes: &[u8]) -> bool {
+    // FF EE, length, "Adobe", version, two flag words, transform.
+    bytes
+        .windows(16)
+        .take_while(|w| w[..2] != [0xFF, 0xDA])
+        .find(|w| w[..2] == [0xFF, 0xEE] && &w[4..9] == b"Adobe")
+        .is_some_and(|w| w[15] != 1)
 }
 
 /// The ICC profile from the saved APP2 markers: chunks "ICC_PROFILE\0",
@@ -258,6 +269,13 @@ unsafe fn use_idct(cinfo: &mut jpeg_decompress_struct) -> Option<()> {
     // SAFETY: the offset is inside the struct and pointer-aligned.
     let module = unsafe { *((cinfo as *mut _ as *mut u8).add(at) as *const *mut InverseDct) };
     let components = usize::try_from(cinfo.num_components).ok()?;
+    // A component no scan covered has no quantization table (libjpeg
+    // writes it grey); ours need one, so such a file is jpeg-decoder's.
+    // SAFETY: `comp_info` has `num_components` entries.
+    let comps = unsafe { std::slice::from_raw_parts(cinfo.comp_info, components) };
+    if comps.iter().any(|c| c.quant_table.is_null()) {
+        return None;
+    }
     // SAFETY: a started decompression has its IDCT module, one function
     // per component.
     let slots = unsafe { module.as_mut()?.inverse_dct.get_mut(..components)? };

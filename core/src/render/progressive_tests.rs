@@ -194,3 +194,50 @@ fn subsampled_chroma_comes_out_at_least_as_close_as_jpeg_decoder_s() {
         "{ours_db:.2} dB against jpeg-decoder's {theirs_db:.2}"
     );
 }
+
+#[test]
+fn the_icc_profile_comes_back_wherever_its_chunks_stand() {
+    let plain = progressive(64, 48, 3, true);
+    let profile: Vec<u8> = (0..300u32).map(|i| (i * 7) as u8).collect();
+    // Two chunks, the second first, right after SOI.
+    let mut bytes = plain[..2].to_vec();
+    for (seq, part) in [(2u8, &profile[150..]), (1, &profile[..150])] {
+        let len = (2 + 14 + part.len()) as u16;
+        bytes.extend_from_slice(&[0xFF, 0xE2]);
+        bytes.extend_from_slice(&len.to_be_bytes());
+        bytes.extend_from_slice(b"ICC_PROFILE\0");
+        bytes.extend_from_slice(&[seq, 2]);
+        bytes.extend_from_slice(part);
+    }
+    bytes.extend_from_slice(&plain[2..]);
+    assert_eq!(decode(&bytes, 2).unwrap().icc, Some(profile));
+    assert_eq!(decode(&plain, 2).unwrap().icc, None);
+}
+
+#[test]
+fn a_component_no_scan_covers_is_left_to_jpeg_decoder() {
+    // The review's crash (a null quantization table read by our IDCT):
+    // colour files whose scans cover the luma only, found by a helper.
+    for bytes in [
+        &include_bytes!("testdata/progressive_luma_dc_only.jpg")[..],
+        &include_bytes!("testdata/progressive_luma_only.jpg")[..],
+    ] {
+        assert!(decode(bytes, 2).is_none());
+        assert!(decode(bytes, 8).is_none());
+    }
+}
+
+#[test]
+fn rgb_said_by_an_adobe_marker_is_left_to_jpeg_decoder() {
+    let plain = progressive(64, 48, 3, true);
+    let bytes = plain[..2].to_vec();
+    for transform in [0u8, 1] {
+        let mut app14 = vec![0xFF, 0xEE, 0, 14];
+        app14.extend_from_slice(b"Adobe");
+        app14.extend_from_slice(&[0, 100, 0, 0, 0, 0, transform]);
+        let mut file = bytes.clone();
+        file.extend_from_slice(&app14);
+        file.extend_from_slice(&plain[2..]);
+        assert_eq!(decode(&file, 2).is_none(), transform == 0);
+    }
+}
