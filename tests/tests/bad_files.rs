@@ -130,6 +130,23 @@ async fn a_jpeg_of_too_many_scans_fails_with_its_reason() {
 }
 
 #[tokio::test]
+async fn a_flood_of_empty_segments_costs_one_walk_not_one_per_segment() {
+    let srv = Server::start();
+    let t = srv.admin_token().await;
+    // A review's file: the progressive photo after a million empty APP2
+    // segments (4 MB more). libjpeg, told to keep APP2 segments (where ICC
+    // profiles are), walked the list of those kept for each new one:
+    // hours for this file, on a render worker.
+    let photo = corpus("elephants_5640x3172_prog.jpg");
+    let mut flood = photo[..2].to_vec();
+    flood.extend([0xFF, 0xE2, 0, 2].repeat(1_000_000));
+    flood.extend(&photo[2..]);
+    let img = accepted(&srv, &t, "APP2 flood", flood, JPEG).await;
+    assert_eq!(img["status"], "ready", "{img}");
+    assert_eq!(srv.fetch("/healthz").await.0, 200);
+}
+
+#[tokio::test]
 async fn huge_and_malformed_exif_is_ignored_not_fatal() {
     let srv = Server::start();
     let t = srv.admin_token().await;

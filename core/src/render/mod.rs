@@ -1,13 +1,13 @@
 //! The render pipeline: the geometry of a crop spec (`spec`), reading
 //! uploads without decoding them (`probe`, `exif`), and the pixels
 //! (`pixels`, `pipeline`, with JPEG shrink-on-load in `shrink`, once
-//! `jpeg_scans` has counted a JPEG's scans).
+//! `jpeg_markers` has read a JPEG's markers).
 
 pub mod avif;
 pub mod cascade;
 pub mod exif;
 pub mod focus;
-pub mod jpeg_scans;
+pub mod jpeg_markers;
 pub mod layouts;
 pub mod lossy_webp;
 pub mod orient;

@@ -26,43 +26,52 @@
 //! Cargo.toml; the swap only happens where libjpeg's own functions are
 //! found there, and the tests fail if ours are not the ones used.
 //!
-//! Anything unusual gets `None`, and the caller decodes with jpeg-decoder
-//! as before: colour spaces other than YCbCr and grey (and RGB that an
-//! Adobe marker declares, which libjpeg lets a JFIF marker overrule), a
-//! component no scan covers (it has no quantization table), and any file
-//! libjpeg warns about or refuses, at the first warning (corrupt or cut
-//! data), so those behave as they did, at little more cost.
+//! Anything unusual in a file's header gets `None`, and the caller
+//! decodes with jpeg-decoder as before: a colour space jpeg-decoder would
+//! not read as YCbCr or grey (`jpeg_markers::Markers::colour`: libjpeg
+//! weighs component ids, JFIF and Adobe markers in another order, and its
+//! reading is overruled by jpeg-decoder's), a component no scan covers (it
+//! has no quantization table), and anything libjpeg refuses or warns about
+//! before it starts decoding. Corrupt data met while decoding (a cut scan,
+//! a bad code, bytes between segments) is read past as libjpeg does, as
+//! libvips shows such files, and not decoded a second time: a warning in
+//! the last scan would otherwise cost the whole decode twice.
 
+use super::jpeg_markers::{Colour, Markers};
 use super::reduced_idct::{idct_1x1, idct_2x2, idct_4x4};
 use mozjpeg_sys::*;
 use std::ffi::c_void;
 use std::mem::size_of;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
-/// Decoded pixels: `channels` (1 or 3) interleaved, `width` x `height`,
-/// and the file's ICC profile, wherever its chunks stood.
+/// Decoded pixels: `channels` (1 or 3) interleaved, `width` x `height`.
 pub struct Shrunk {
     pub pixels: Vec<u8>,
     pub width: u32,
     pub height: u32,
     pub channels: u32,
-    pub icc: Option<Vec<u8>>,
 }
+
+/// What libjpeg's error exit unwinds with; any other panic is a bug.
+struct Refused;
 
 /// `bytes` decoded at 1/`denom` (2, 4 or 8), or `None` when libjpeg should
 /// not be the one to decode it (see the module's doc).
-pub fn decode(bytes: &[u8], denom: u32) -> Option<Shrunk> {
-    if ![2, 4, 8].contains(&denom) {
+pub fn decode(bytes: &[u8], denom: u32, markers: &Markers) -> Option<Shrunk> {
+    if ![2, 4, 8].contains(&denom) || bytes.is_empty() {
         return None;
     }
     // libjpeg leaves by unwinding from `error_exit` (a corrupt file); the
     // session's drop frees libjpeg's memory on the way out.
     catch_unwind(AssertUnwindSafe(|| {
-        let mut session = Session::new(bytes);
-        session.decode(bytes, denom)
+        Session::new().decode(bytes, denom, markers)
     }))
-    .ok()
-    .flatten()
+    .unwrap_or_else(|panic| {
+        if !panic.is::<Refused>() {
+            tracing::error!("the libjpeg decode panicked; jpeg-decoder takes the file");
+        }
+        None
+    })
 }
 
 /// libjpeg's reduced IDCT entry: one block's coefficients to `size` rows
@@ -83,20 +92,23 @@ struct Session {
 }
 
 unsafe extern "C-unwind" fn error_exit(_cinfo: &mut jpeg_common_struct) {
-    resume_unwind(Box::new("libjpeg refused the file"));
+    resume_unwind(Box::new(Refused));
 }
 
-/// A warning (corrupt data libjpeg would decode around) ends the decode
-/// at once, as an error does: jpeg-decoder takes the file from there,
-/// without libjpeg having spent a whole decode on it first.
-unsafe extern "C-unwind" fn emit_message(_cinfo: &mut jpeg_common_struct, level: i32) {
-    if level < 0 {
-        resume_unwind(Box::new("libjpeg warned about the file"));
+/// jpegint.h's `DSTATE_READY`: the header is read, no data decoded yet.
+const HEADER_READ: i32 = 202;
+
+/// A warning about the header ends the decode, as an error does, while
+/// leaving the file to jpeg-decoder costs nothing; one about the data
+/// (corrupt data libjpeg reads past) is let be.
+unsafe extern "C-unwind" fn emit_message(cinfo: &mut jpeg_common_struct, level: i32) {
+    if level < 0 && cinfo.global_state <= HEADER_READ {
+        resume_unwind(Box::new(Refused));
     }
 }
 
 impl Session {
-    fn new(bytes: &[u8]) -> Session {
+    fn new() -> Session {
         // SAFETY: zeroed structs are what libjpeg's C callers start from;
         // `jpeg_std_error` and `jpeg_create_decompress` fill them in. The
         // error manager is freed in `drop`, after libjpeg's last use.
@@ -107,28 +119,32 @@ impl Session {
             (*err).error_exit = Some(error_exit);
             (*err).emit_message = Some(emit_message);
             jpeg_create_decompress(&mut *cinfo);
-            jpeg_mem_src(&mut cinfo, bytes.as_ptr(), bytes.len() as _);
             Session { cinfo, err }
         }
     }
 
-    fn decode(&mut self, bytes: &[u8], denom: u32) -> Option<Shrunk> {
+    fn decode(&mut self, bytes: &[u8], denom: u32, markers: &Markers) -> Option<Shrunk> {
         let cinfo = &mut *self.cinfo;
         // SAFETY: libjpeg's documented calling sequence on a created
         // session whose source outlives it; errors unwind out of `decode`.
         unsafe {
-            // APP2, where ICC profiles are kept, whole.
-            jpeg_save_markers(cinfo, 0xE2, 0xFFFF);
+            jpeg_mem_src(cinfo, bytes.as_ptr(), bytes.len() as _);
             if jpeg_read_header(cinfo, 1) != 1 {
                 return None;
             }
-            let channels = match cinfo.jpeg_color_space {
-                J_COLOR_SPACE::JCS_YCbCr if cinfo.num_components == 3 && !adobe_rgb(bytes) => {
+            let components = usize::try_from(cinfo.num_components).ok()?;
+            // SAFETY: a read header has `num_components` entries.
+            let ids: Vec<i32> = std::slice::from_raw_parts(cinfo.comp_info, components)
+                .iter()
+                .map(|c| c.component_id)
+                .collect();
+            let channels = match markers.colour(&ids)? {
+                Colour::YCbCr => {
+                    cinfo.jpeg_color_space = J_COLOR_SPACE::JCS_YCbCr;
                     cinfo.out_color_space = J_COLOR_SPACE::JCS_RGB;
                     3
                 }
-                J_COLOR_SPACE::JCS_GRAYSCALE if cinfo.num_components == 1 => 1,
-                _ => return None,
+                Colour::Grey => 1,
             };
             cinfo.scale_num = 1;
             cinfo.scale_denom = denom;
@@ -153,15 +169,12 @@ impl Session {
                     return None;
                 }
             }
-            // Finishing frees the saved markers.
-            let icc = icc(cinfo.marker_list);
             jpeg_finish_decompress(cinfo);
             Some(Shrunk {
                 pixels,
                 width,
                 height,
                 channels: channels as u32,
-                icc,
             })
         }
     }
@@ -176,43 +189,6 @@ impl Drop for Session {
             drop(Box::from_raw(self.err));
         }
     }
-}
-
-/// Whether an Adobe APP14 segment says the three components are not
-/// YCbCr (transform 0: RGB). libjpeg lets a JFIF marker overrule it;
-/// jpeg-decoder does not, and such a file is left to jpeg-decoder.
-fn adobe_rgb(bytes: &[u8]) -> bool {
-    // FF EE, length, "Adobe", version, two flag words, transform.
-    bytes
-        .windows(16)
-        .take_while(|w| w[..2] != [0xFF, 0xDA])
-        .find(|w| w[..2] == [0xFF, 0xEE] && &w[4..9] == b"Adobe")
-        .is_some_and(|w| w[15] != 1)
-}
-
-/// The ICC profile from the saved APP2 markers: chunks "ICC_PROFILE\0",
-/// sequence number, count, data; `None` unless every chunk is there once.
-///
-/// # Safety
-/// `list` is a decompression's `marker_list`, still alive.
-unsafe fn icc(mut list: *mut jpeg_marker_struct) -> Option<Vec<u8>> {
-    let mut chunks = Vec::new();
-    // SAFETY: libjpeg's list of saved markers, each `data_length` long.
-    while let Some(m) = unsafe { list.as_ref() } {
-        let data = unsafe { std::slice::from_raw_parts(m.data, m.data_length as usize) };
-        if let Some([seq, count, body @ ..]) = data.strip_prefix(b"ICC_PROFILE\0") {
-            chunks.push((*seq, *count, body));
-        }
-        list = m.next;
-    }
-    chunks.sort_by_key(|c| c.0);
-    let count = chunks.first()?.1 as usize;
-    let whole = chunks.len() == count
-        && chunks
-            .iter()
-            .enumerate()
-            .all(|(i, c)| c.0 as usize == i + 1 && c.1 as usize == count);
-    whole.then(|| chunks.iter().flat_map(|c| c.2.iter().copied()).collect())
 }
 
 /// libjpeg's IDCT module: `start_pass`, then one function per component

@@ -1,6 +1,12 @@
+use super::super::jpeg_markers;
 use super::*;
 use jpeg_decoder::Decoder;
 use std::io::Cursor;
+
+/// `decode` with the markers the caller reads first.
+fn shrunk(bytes: &[u8], denom: u32) -> Option<Shrunk> {
+    decode(bytes, denom, &jpeg_markers::read(bytes)?)
+}
 
 /// A progressive JPEG of noise (fine detail, where a box IDCT and a
 /// low-pass one differ most), made by libjpeg itself; colour with every
@@ -20,6 +26,23 @@ fn progressive(width: u32, height: u32, channels: u32, subsampled: bool) -> Vec<
 
 /// `pixels` as a progressive JPEG, by libjpeg.
 fn encode(pixels: &[u8], width: u32, height: u32, channels: u32, subsampled: bool) -> Vec<u8> {
+    encode_as(
+        pixels,
+        (width, height, channels),
+        subsampled,
+        [1, 2, 3],
+        true,
+    )
+}
+
+/// `encode` with the three components' `ids`, and a JFIF marker or none.
+fn encode_as(
+    pixels: &[u8],
+    (width, height, channels): (u32, u32, u32),
+    subsampled: bool,
+    ids: [i32; 3],
+    jfif: bool,
+) -> Vec<u8> {
     // SAFETY: libjpeg's documented compression sequence; the output buffer
     // it mallocs is copied out and freed.
     unsafe {
@@ -43,6 +66,12 @@ fn encode(pixels: &[u8], width: u32, height: u32, channels: u32, subsampled: boo
             let luma = &mut *c.comp_info;
             (luma.h_samp_factor, luma.v_samp_factor) = (1, 1);
         }
+        if channels == 3 {
+            for (i, id) in ids.into_iter().enumerate() {
+                (*c.comp_info.add(i)).component_id = id;
+            }
+        }
+        c.write_JFIF_header = i32::from(jfif);
         jpeg_simple_progression(&mut c);
         jpeg_start_compress(&mut c, 1);
         let stride = (width * channels) as usize;
@@ -88,7 +117,7 @@ fn compare(a: &[u8], b: &[u8]) -> (f64, u8) {
 
 fn assert_like_jpeg_decoder(bytes: &[u8], what: &str) {
     for denom in [2, 4, 8] {
-        let ours = decode(bytes, denom).unwrap_or_else(|| panic!("{what} 1/{denom}"));
+        let ours = shrunk(bytes, denom).unwrap_or_else(|| panic!("{what} 1/{denom}"));
         let (theirs, w, h) = jpeg_decoder(bytes, denom as u16);
         assert_eq!((ours.width, ours.height), (w, h), "{what} 1/{denom}");
         let (db, most) = compare(&ours.pixels, &theirs);
@@ -106,7 +135,7 @@ fn the_idct_in_use_is_ours() {
     // Odd sizes: partial blocks and MCUs at the right and bottom edges.
     assert_like_jpeg_decoder(&progressive(333, 221, 3, false), "colour");
     assert_like_jpeg_decoder(&progressive(190, 97, 1, false), "grey");
-    let grey = decode(&progressive(190, 97, 1, false), 2).unwrap();
+    let grey = shrunk(&progressive(190, 97, 1, false), 2).unwrap();
     assert_eq!((grey.channels, grey.width, grey.height), (1, 95, 49));
 }
 
@@ -115,16 +144,14 @@ fn matches_jpeg_decoder_on_the_corpus_progressive_photo() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../shared/corpus/elephants_5640x3172_prog.jpg");
     let bytes = std::fs::read(path).unwrap();
-    let (ours, (theirs, ..)) = (decode(&bytes, 2).unwrap(), jpeg_decoder(&bytes, 2));
+    let (ours, (theirs, ..)) = (shrunk(&bytes, 2).unwrap(), jpeg_decoder(&bytes, 2));
     let (db, most) = compare(&ours.pixels, &theirs);
     assert!(db > 50.0 && most <= 3, "{db:.1} dB, {most} at most");
 }
 
 #[test]
-fn files_libjpeg_warns_about_or_refuses_are_left_to_jpeg_decoder() {
+fn files_libjpeg_refuses_are_left_to_jpeg_decoder() {
     let whole = progressive(333, 221, 3, true);
-    // Cut short: libjpeg would decode around it with a warning.
-    assert!(decode(&whole[..whole.len() * 2 / 3], 2).is_none());
     // A frame header that lies about its length: libjpeg refuses it.
     let mut broken = whole.clone();
     let sof = broken
@@ -132,15 +159,16 @@ fn files_libjpeg_warns_about_or_refuses_are_left_to_jpeg_decoder() {
         .position(|m| m == [0xFF, 0xC2])
         .expect("a progressive frame");
     broken[sof + 2..sof + 4].copy_from_slice(&3u16.to_be_bytes());
-    assert!(decode(&broken, 2).is_none());
-    assert!(decode(b"\xFF\xD8\xFF", 2).is_none());
+    assert!(shrunk(&broken, 2).is_none());
+    assert!(decode(b"\xFF\xD8\xFF", 2, &Markers::default()).is_none());
+    assert!(decode(b"", 2, &Markers::default()).is_none());
     // A scale libjpeg's IDCT swap does not cover.
-    assert!(decode(&whole, 3).is_none());
+    assert!(shrunk(&whole, 3).is_none());
     // Many refusals in a row leave nothing behind to trip over.
     for _ in 0..200 {
-        assert!(decode(&broken, 2).is_none());
+        assert!(shrunk(&broken, 2).is_none());
     }
-    assert!(decode(&whole, 2).is_some());
+    assert!(shrunk(&whole, 2).is_some());
 }
 
 /// `pixels` (RGB) resized by the render pipeline to `width`.
@@ -182,7 +210,7 @@ fn subsampled_chroma_comes_out_at_least_as_close_as_jpeg_decoder_s() {
     let bytes = encode(&corner, w, h, 3, true);
     let (full, w, h) = jpeg_decoder(&bytes, 1);
     let reference = resized(full, w, h, 480);
-    let ours = decode(&bytes, 2).unwrap();
+    let ours = shrunk(&bytes, 2).unwrap();
     let (theirs, tw, th) = jpeg_decoder(&bytes, 2);
     let (ours_db, _) = compare(
         &resized(ours.pixels, ours.width, ours.height, 480),
@@ -196,25 +224,6 @@ fn subsampled_chroma_comes_out_at_least_as_close_as_jpeg_decoder_s() {
 }
 
 #[test]
-fn the_icc_profile_comes_back_wherever_its_chunks_stand() {
-    let plain = progressive(64, 48, 3, true);
-    let profile: Vec<u8> = (0..300u32).map(|i| (i * 7) as u8).collect();
-    // Two chunks, the second first, right after SOI.
-    let mut bytes = plain[..2].to_vec();
-    for (seq, part) in [(2u8, &profile[150..]), (1, &profile[..150])] {
-        let len = (2 + 14 + part.len()) as u16;
-        bytes.extend_from_slice(&[0xFF, 0xE2]);
-        bytes.extend_from_slice(&len.to_be_bytes());
-        bytes.extend_from_slice(b"ICC_PROFILE\0");
-        bytes.extend_from_slice(&[seq, 2]);
-        bytes.extend_from_slice(part);
-    }
-    bytes.extend_from_slice(&plain[2..]);
-    assert_eq!(decode(&bytes, 2).unwrap().icc, Some(profile));
-    assert_eq!(decode(&plain, 2).unwrap().icc, None);
-}
-
-#[test]
 fn a_component_no_scan_covers_is_left_to_jpeg_decoder() {
     // The review's crash (a null quantization table read by our IDCT):
     // colour files whose scans cover the luma only, found by a helper.
@@ -222,22 +231,81 @@ fn a_component_no_scan_covers_is_left_to_jpeg_decoder() {
         &include_bytes!("testdata/progressive_luma_dc_only.jpg")[..],
         &include_bytes!("testdata/progressive_luma_only.jpg")[..],
     ] {
-        assert!(decode(bytes, 2).is_none());
-        assert!(decode(bytes, 8).is_none());
+        assert!(shrunk(bytes, 2).is_none());
+        assert!(shrunk(bytes, 8).is_none());
+    }
+}
+
+/// `bytes` with an Adobe APP14 segment of `transform` after SOI.
+fn with_adobe(bytes: &[u8], transform: u8) -> Vec<u8> {
+    let mut file = bytes[..2].to_vec();
+    file.extend_from_slice(&[0xFF, 0xEE, 0, 14]);
+    file.extend_from_slice(b"Adobe");
+    file.extend_from_slice(&[0, 100, 0, 0, 0, 0, transform]);
+    file.extend_from_slice(&bytes[2..]);
+    file
+}
+
+#[test]
+fn colours_are_read_as_jpeg_decoder_reads_them() {
+    // The review's wrong colours: libjpeg lets a JFIF or Adobe marker
+    // overrule component ids, jpeg-decoder reads the ids first.
+    let noise = progressive(96, 64, 3, false);
+    let (pixels, ..) = jpeg_decoder(&noise, 1);
+    let file = |ids, jfif| encode_as(&pixels, (96, 64, 3), false, ids, jfif);
+    // Read as YCbCr by jpeg-decoder, whatever libjpeg would make of them.
+    for (what, bytes) in [
+        (
+            "ids 1,2,3 and Adobe RGB",
+            with_adobe(&file([1, 2, 3], false), 0),
+        ),
+        (
+            "other ids, JFIF and Adobe RGB",
+            with_adobe(&file([4, 5, 6], true), 0),
+        ),
+        (
+            "other ids, Adobe YCbCr",
+            with_adobe(&file([4, 5, 6], false), 1),
+        ),
+        ("other ids, no marker", file([4, 5, 6], false)),
+    ] {
+        assert_like_jpeg_decoder(&bytes, what);
+    }
+    // Not YCbCr to jpeg-decoder, or refused by it: left to it.
+    for (what, bytes) in [
+        ("ids R,G,B and JFIF", file([82, 71, 66], true)),
+        ("ids r,g,b", file([114, 103, 98], true)),
+        ("big-gamut YCC ids", file([1, 34, 35], true)),
+        (
+            "other ids and Adobe RGB",
+            with_adobe(&file([4, 5, 6], false), 0),
+        ),
+        (
+            "an unknown Adobe transform",
+            with_adobe(&file([1, 2, 3], true), 7),
+        ),
+    ] {
+        assert!(shrunk(&bytes, 2).is_none(), "{what}");
     }
 }
 
 #[test]
-fn rgb_said_by_an_adobe_marker_is_left_to_jpeg_decoder() {
-    let plain = progressive(64, 48, 3, true);
-    let bytes = plain[..2].to_vec();
-    for transform in [0u8, 1] {
-        let mut app14 = vec![0xFF, 0xEE, 0, 14];
-        app14.extend_from_slice(b"Adobe");
-        app14.extend_from_slice(&[0, 100, 0, 0, 0, 0, transform]);
-        let mut file = bytes.clone();
-        file.extend_from_slice(&app14);
-        file.extend_from_slice(&plain[2..]);
-        assert_eq!(decode(&file, 2).is_none(), transform == 0);
-    }
+fn corrupt_data_is_read_past_once_and_a_doubtful_header_left_to_jpeg_decoder() {
+    let whole = progressive(333, 221, 3, true);
+    let clean = shrunk(&whole, 2).unwrap();
+    // Bytes between the last scan and EOI change no pixel.
+    let mut junk = whole[..whole.len() - 2].to_vec();
+    junk.extend_from_slice(&[0xFF, 0xFE, 0, 4, b'a', b'b', 0, 0, 0xFF, 0xD9]);
+    assert_eq!(shrunk(&junk, 2).unwrap().pixels, clean.pixels);
+    // A cut scan: the rest of it is left out, not decoded again.
+    let cut = shrunk(&whole[..whole.len() * 2 / 3], 2).unwrap();
+    assert_eq!((cut.width, cut.height), (clean.width, clean.height));
+    // A JFIF version libjpeg warns about while reading the header.
+    let mut odd = whole.clone();
+    let app0 = odd
+        .windows(7)
+        .position(|w| w[..2] == [0xFF, 0xE0] && &w[4..] == b"JFI")
+        .expect("a JFIF marker");
+    odd[app0 + 9] = 3;
+    assert!(shrunk(&odd, 2).is_none());
 }

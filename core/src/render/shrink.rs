@@ -8,14 +8,14 @@
 //! 1/4 and 1/8 keep only 2x2 and 1x1 of the frequencies, so, like
 //! libvips's thumbnail, they are taken only while 2x headroom remains for
 //! the final Lanczos resize. A file of more scans than its size allows
-//! (`jpeg_scans::limit`) is refused here, before any decoder walks
+//! (`jpeg_markers::limit`) is refused here, before any decoder walks
 //! it, whichever decoder would. Progressive files are decoded by libjpeg
 //! with jpeg-decoder's reduced IDCT (`progressive`), the rest by
 //! jpeg-decoder.
 
 use super::pixels::{to_srgb, Decoded, RenderError};
 use super::spec::plan;
-use super::{jpeg_scans, progressive};
+use super::{jpeg_markers, progressive};
 use crate::domain::crop::CropSpec;
 use crate::domain::exif::ExifInfo;
 use image::metadata::Orientation;
@@ -51,7 +51,7 @@ pub fn decode_jpeg(bytes: &[u8], specs: &[CropSpec]) -> Result<Option<Decoded>, 
     if !bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
         return Ok(None);
     }
-    let Some(scans) = jpeg_scans::count(bytes) else {
+    let Some(markers) = jpeg_markers::read(bytes) else {
         return Err(RenderError::Decode(
             "a JPEG marker stands where no decoder takes it".into(),
         ));
@@ -62,11 +62,11 @@ pub fn decode_jpeg(bytes: &[u8], specs: &[CropSpec]) -> Result<Option<Decoded>, 
     let Some(info) = d.info() else {
         return Ok(None);
     };
-    let limit = jpeg_scans::limit(info.width as u64 * info.height as u64);
-    if scans > limit {
+    let limit = jpeg_markers::limit(info.width as u64 * info.height as u64);
+    if markers.scans > limit {
         return Err(RenderError::Decode(format!(
-            "a JPEG of {scans} scans; at most {limit} are decoded at {}x{}",
-            info.width, info.height
+            "a JPEG of {} scans; at most {limit} are decoded at {}x{}",
+            markers.scans, info.width, info.height
         )));
     }
     if !matches!(info.pixel_format, PixelFormat::RGB24 | PixelFormat::L8) {
@@ -80,10 +80,16 @@ pub fn decode_jpeg(bytes: &[u8], specs: &[CropSpec]) -> Result<Option<Decoded>, 
         return Ok(None);
     }
     let by_libjpeg = (info.coding_process == CodingProcess::DctProgressive)
-        .then(|| progressive::decode(bytes, denom))
+        .then(|| progressive::decode(bytes, denom, &markers))
         .flatten();
     let (pixels, sw, sh, grey, icc) = match by_libjpeg {
-        Some(s) => (s.pixels, s.width, s.height, s.channels == 1, s.icc),
+        Some(s) => (
+            s.pixels,
+            s.width,
+            s.height,
+            s.channels == 1,
+            markers.icc(bytes),
+        ),
         None => {
             let want_w = info.width.div_ceil(denom as u16);
             let want_h = info.height.div_ceil(denom as u16);
@@ -140,7 +146,7 @@ fn on_one_thread<T: Send>(decode: impl FnOnce() -> T + Send) -> Result<T, Render
 pub(crate) mod tests {
     use super::*;
     use crate::domain::crop::{default_presets, Format, Mode};
-    use jpeg_scans::MAX_SCANS;
+    use jpeg_markers::MAX_SCANS;
 
     fn only(code: &str, width: u32, height: u32) -> Vec<CropSpec> {
         vec![CropSpec {
@@ -205,7 +211,7 @@ pub(crate) mod tests {
             );
         }
         let bytes = with_scans(&small, MAX_SCANS - 1);
-        assert_eq!(jpeg_scans::count(&bytes), Some(MAX_SCANS));
+        assert_eq!(jpeg_markers::read(&bytes).map(|m| m.scans), Some(MAX_SCANS));
         let at_the_limit = decode_jpeg(&bytes, &only("s", 16, 0)).err();
         assert!(
             !matches!(&at_the_limit, Some(RenderError::Decode(m)) if m.contains("scans")),
