@@ -39,6 +39,8 @@ pub struct Markers {
     jfif: bool,
     /// The colour transform of the last Adobe APP14 segment.
     adobe: Option<u8>,
+    /// An Adobe segment of a transform jpeg-decoder refuses was seen.
+    bad_adobe: bool,
     /// ICC chunks: sequence number, count, where the data is.
     icc: Vec<(u8, u8, Range<usize>)>,
 }
@@ -97,17 +99,20 @@ pub fn read(bytes: &[u8]) -> Option<Markers> {
 
 impl Markers {
     /// Notes what an APP0, APP2 or APP14 payload at `at` says, by
-    /// jpeg-decoder's rules (its `parse_app`).
+    /// jpeg-decoder's rules (its `parse_app`): an ICC chunk holds at least
+    /// one byte, and the first Adobe transform it does not know ends its
+    /// decode.
     fn segment(&mut self, marker: u8, payload: &[u8], at: usize) {
         match marker {
             0xE0 if payload.starts_with(b"JFIF\0") => self.jfif = true,
-            0xE2 => {
+            0xE2 if payload.len() > 14 => {
                 if let Some([seq, count, ..]) = payload.strip_prefix(b"ICC_PROFILE\0") {
                     self.icc.push((*seq, *count, at + 14..at + payload.len()));
                 }
             }
             0xEE if payload.len() >= 12 && payload.starts_with(b"Adobe\0") => {
                 self.adobe = Some(payload[11]);
+                self.bad_adobe |= payload[11] > 2;
             }
             _ => {}
         }
@@ -139,7 +144,7 @@ impl Markers {
     /// a JFIF marker, then Adobe's transform; `None` for anything but grey
     /// or YCbCr, and for a transform jpeg-decoder refuses.
     pub fn colour(&self, ids: &[i32]) -> Option<Colour> {
-        if self.adobe.is_some_and(|t| t > 2) {
+        if self.bad_adobe {
             return None;
         }
         match ids {
@@ -230,6 +235,12 @@ mod tests {
         let f = with_icc(plain.clone(), eoi, &[(2, 2, two)]);
         let f = with_icc(f, 2, &[(1, 2, one)]);
         assert_eq!(read(&f).unwrap().icc(&f), Some(profile.clone()));
+        // A chunk of no data is no chunk to jpeg-decoder (a review's
+        // files, whose colours changed with the decoder).
+        let f = with_icc(plain.clone(), 2, &[(1, 1, &profile), (2, 2, b"")]);
+        assert_eq!(read(&f).unwrap().icc(&f), Some(profile.clone()));
+        let f = with_icc(plain.clone(), 2, &[(1, 2, &profile), (2, 2, b"")]);
+        assert_eq!(read(&f).unwrap().icc(&f), None);
         assert_eq!(read(&plain).unwrap().icc(&plain), None);
     }
 
@@ -260,9 +271,10 @@ mod tests {
 
     #[test]
     fn colour_follows_jpeg_decoder_ids_first_then_jfif_then_adobe() {
-        let m = |jfif, adobe| Markers {
+        let m = |jfif, adobe: Option<u8>| Markers {
             jfif,
             adobe,
+            bad_adobe: adobe.is_some_and(|t| t > 2),
             ..Markers::default()
         };
         let ycc = Some(Colour::YCbCr);
@@ -278,12 +290,12 @@ mod tests {
         assert_eq!(m(true, None).colour(&[1, 2, 3, 4]), None);
         let f = [b"\xFF\xD8".to_vec(), segment(0xE0, b"JFIF\0\x01\x02")].concat();
         assert!(read(&f).unwrap().jfif);
-        let f = [
-            b"\xFF\xD8".to_vec(),
-            segment(0xEE, b"Adobe\0\x64\0\0\0\0\x02"),
-        ]
-        .concat();
+        let adobe = |t: u8| segment(0xEE, &[&b"Adobe\0\x64\0\0\0\0"[..], &[t]].concat());
+        let f = [b"\xFF\xD8".to_vec(), adobe(2)].concat();
         assert_eq!(read(&f).unwrap().adobe, Some(2));
+        // An unknown transform ends jpeg-decoder's decode, whatever follows.
+        let f = [b"\xFF\xD8".to_vec(), adobe(7), adobe(1)].concat();
+        assert_eq!(read(&f).unwrap().colour(&[1, 2, 3]), None);
     }
 
     #[test]
