@@ -82,21 +82,15 @@ pub fn decode_jpeg(bytes: &[u8], specs: &[CropSpec]) -> Result<Option<Decoded>, 
     let by_libjpeg = (info.coding_process == CodingProcess::DctProgressive)
         .then(|| progressive::decode(bytes, denom, &markers))
         .flatten();
-    let (pixels, sw, sh, grey, icc) = match by_libjpeg {
-        Some(s) => (
-            s.pixels,
-            s.width,
-            s.height,
-            s.channels == 1,
-            markers.icc(bytes),
-        ),
+    let (pixels, sw, sh, grey) = match by_libjpeg {
+        Some(s) => (s.pixels, s.width, s.height, s.channels == 1),
         None => {
             let want_w = info.width.div_ceil(denom as u16);
             let want_h = info.height.div_ceil(denom as u16);
             let (sw, sh) = d.scale(want_w, want_h).map_err(fail)?;
             let pixels = on_one_thread(|| d.decode())?.map_err(fail)?;
             let grey = info.pixel_format == PixelFormat::L8;
-            (pixels, sw as u32, sh as u32, grey, d.icc_profile())
+            (pixels, sw as u32, sh as u32, grey)
         }
     };
     let bad = || RenderError::Decode("the decoded size does not match".into());
@@ -111,7 +105,9 @@ pub fn decode_jpeg(bytes: &[u8], specs: &[CropSpec]) -> Result<Option<Decoded>, 
     let o = Orientation::from_exif(exif.orientation.min(255) as u8)
         .unwrap_or(Orientation::NoTransforms);
     let (mut pixels, width, height) = super::orient::orient(rgb, sw, sh, 3, o);
-    if let Some(icc) = icc {
+    // The walk assembles the profile by jpeg-decoder's rules, whichever
+    // decoder ran.
+    if let Some(icc) = markers.icc(bytes) {
         to_srgb(&icc, &mut pixels, false);
     }
     Ok(Some(Decoded {
