@@ -24,3 +24,6 @@ pub mod smart;
 pub mod spec;
 pub mod still_webp;
 pub mod trailers;
+
+#[cfg(test)]
+mod icc_tests;

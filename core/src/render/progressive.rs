@@ -268,4 +268,4 @@ unsafe fn use_idct(cinfo: &mut jpeg_decompress_struct) -> Option<()> {
 
 #[cfg(test)]
 #[path = "progressive_tests.rs"]
-mod tests;
+pub(crate) mod tests;

@@ -25,7 +25,13 @@ fn progressive(width: u32, height: u32, channels: u32, subsampled: bool) -> Vec<
 }
 
 /// `pixels` as a progressive JPEG, by libjpeg.
-fn encode(pixels: &[u8], width: u32, height: u32, channels: u32, subsampled: bool) -> Vec<u8> {
+pub(crate) fn encode(
+    pixels: &[u8],
+    width: u32,
+    height: u32,
+    channels: u32,
+    subsampled: bool,
+) -> Vec<u8> {
     encode_as(
         pixels,
         (width, height, channels),
