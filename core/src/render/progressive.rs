@@ -35,7 +35,10 @@
 //! before it starts decoding. Corrupt data met while decoding (a cut scan,
 //! a bad code, bytes between segments) is read past as libjpeg does, as
 //! libvips shows such files, and not decoded a second time: a warning in
-//! the last scan would otherwise cost the whole decode twice.
+//! the last scan would otherwise cost the whole decode twice. An error
+//! libjpeg stops at once decoding has begun is `Spent`: jpeg-decoder may
+//! read the file, and `shrink` lets it only while a second decode stays
+//! within the scan budget.
 
 use super::jpeg_markers::{Colour, Markers};
 use super::reduced_idct::{idct_1x1, idct_2x2, idct_4x4};
@@ -53,24 +56,36 @@ pub struct Shrunk {
 }
 
 /// What libjpeg's error exit unwinds with; any other panic is a bug.
-struct Refused;
+/// `spent`: the error came after decoding had begun.
+struct Refused {
+    spent: bool,
+}
+
+/// libjpeg refused the file after it had begun decoding it (a bad table
+/// or code in a late scan): up to a whole decode's work is spent.
+#[derive(Debug)]
+pub struct Spent;
 
 /// `bytes` decoded at 1/`denom` (2, 4 or 8), or `None` when libjpeg should
-/// not be the one to decode it (see the module's doc).
-pub fn decode(bytes: &[u8], denom: u32, markers: &Markers) -> Option<Shrunk> {
+/// not be the one to decode it (see the module's doc); `Spent` when it
+/// refused the file only after decoding had begun, so that the caller can
+/// weigh a second decode.
+pub fn decode(bytes: &[u8], denom: u32, markers: &Markers) -> Result<Option<Shrunk>, Spent> {
     if ![2, 4, 8].contains(&denom) || bytes.is_empty() {
-        return None;
+        return Ok(None);
     }
     // libjpeg leaves by unwinding from `error_exit` (a corrupt file); the
     // session's drop frees libjpeg's memory on the way out.
     catch_unwind(AssertUnwindSafe(|| {
         Session::new().decode(bytes, denom, markers)
     }))
-    .unwrap_or_else(|panic| {
-        if !panic.is::<Refused>() {
+    .or_else(|panic| match panic.downcast_ref::<Refused>() {
+        Some(Refused { spent: true }) => Err(Spent),
+        Some(_) => Ok(None),
+        None => {
             tracing::error!("the libjpeg decode panicked; jpeg-decoder takes the file");
+            Ok(None)
         }
-        None
     })
 }
 
@@ -91,19 +106,20 @@ struct Session {
     err: *mut jpeg_error_mgr,
 }
 
-unsafe extern "C-unwind" fn error_exit(_cinfo: &mut jpeg_common_struct) {
-    resume_unwind(Box::new(Refused));
-}
-
 /// jpegint.h's `DSTATE_READY`: the header is read, no data decoded yet.
 const HEADER_READ: i32 = 202;
+
+unsafe extern "C-unwind" fn error_exit(cinfo: &mut jpeg_common_struct) {
+    let spent = cinfo.global_state > HEADER_READ;
+    resume_unwind(Box::new(Refused { spent }));
+}
 
 /// A warning about the header ends the decode, as an error does, while
 /// leaving the file to jpeg-decoder costs nothing; one about the data
 /// (corrupt data libjpeg reads past) is let be.
 unsafe extern "C-unwind" fn emit_message(cinfo: &mut jpeg_common_struct, level: i32) {
     if level < 0 && cinfo.global_state <= HEADER_READ {
-        resume_unwind(Box::new(Refused));
+        resume_unwind(Box::new(Refused { spent: false }));
     }
 }
 

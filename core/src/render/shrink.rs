@@ -79,9 +79,23 @@ pub fn decode_jpeg(bytes: &[u8], specs: &[CropSpec]) -> Result<Option<Decoded>, 
     if denom == 1 {
         return Ok(None);
     }
-    let by_libjpeg = (info.coding_process == CodingProcess::DctProgressive)
-        .then(|| progressive::decode(bytes, denom, &markers))
-        .flatten();
+    let pixels_in = info.width as u64 * info.height as u64;
+    let by_libjpeg = match info.coding_process {
+        CodingProcess::DctProgressive => match progressive::decode(bytes, denom, &markers) {
+            Err(progressive::Spent)
+                if !jpeg_markers::twice_within_limit(markers.scans, pixels_in) =>
+            {
+                return Err(RenderError::Decode(format!(
+                    "corrupt JPEG data in scan data libjpeg refused; a second decode of {} scans \
+                     would pass the limit at {}x{}",
+                    markers.scans, info.width, info.height
+                )))
+            }
+            Err(progressive::Spent) => None,
+            Ok(shrunk) => shrunk,
+        },
+        _ => None,
+    };
     let (pixels, sw, sh, grey) = match by_libjpeg {
         Some(s) => (s.pixels, s.width, s.height, s.channels == 1),
         None => {
