@@ -30,12 +30,6 @@ pub fn limit(pixels: u64) -> u32 {
     (MAX_SCAN_PIXELS / pixels.max(1)).clamp(10, MAX_SCANS as u64) as u32
 }
 
-/// Whether a file of `scans` may be decoded twice (once by each decoder)
-/// within what `limit` allows one decode of it.
-pub fn twice_within_limit(scans: u32, pixels: u64) -> bool {
-    scans.saturating_mul(2) <= limit(pixels)
-}
-
 /// What the markers of one JPEG say.
 #[derive(Debug, Default)]
 pub struct Markers {

@@ -26,7 +26,7 @@
 //! Cargo.toml; the swap only happens where libjpeg's own functions are
 //! found there, and the tests fail if ours are not the ones used.
 //!
-//! Anything unusual in a file's header gets `None`, and the caller
+//! Anything unusual in a file's header is `Declined`, and the caller
 //! decodes with jpeg-decoder as before: a colour space jpeg-decoder would
 //! not read as YCbCr or grey (`jpeg_markers::Markers::colour`: libjpeg
 //! weighs component ids, JFIF and Adobe markers in another order, and its
@@ -35,10 +35,11 @@
 //! before it starts decoding. Corrupt data met while decoding (a cut scan,
 //! a bad code, bytes between segments) is read past as libjpeg does, as
 //! libvips shows such files, and not decoded a second time: a warning in
-//! the last scan would otherwise cost the whole decode twice. An error
-//! libjpeg stops at once decoding has begun is `Spent`: jpeg-decoder may
-//! read the file, and `shrink` lets it only while a second decode stays
-//! within the scan budget.
+//! the last scan would otherwise cost the whole decode twice. What libjpeg
+//! walked before it declined (an error in a late scan's table, a check
+//! after its decode) is counted in `Declined`, and `shrink` lets
+//! jpeg-decoder decode the file only while both walks together stay
+//! within the scan limit.
 
 use super::jpeg_markers::{Colour, Markers};
 use super::reduced_idct::{idct_1x1, idct_2x2, idct_4x4};
@@ -56,36 +57,34 @@ pub struct Shrunk {
 }
 
 /// What libjpeg's error exit unwinds with; any other panic is a bug.
-/// `spent`: the error came after decoding had begun.
-struct Refused {
-    spent: bool,
+struct Refused;
+
+/// libjpeg did not decode the file (see the module's doc), after walking
+/// `spent_scans` of its scans: 0 when it stopped in the header, all of
+/// them when a check after `jpeg_start_decompress` failed. The caller
+/// weighs a second decode by jpeg-decoder against that.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Declined {
+    pub spent_scans: u32,
 }
 
-/// libjpeg refused the file after it had begun decoding it (a bad table
-/// or code in a late scan): up to a whole decode's work is spent.
-#[derive(Debug)]
-pub struct Spent;
-
-/// `bytes` decoded at 1/`denom` (2, 4 or 8), or `None` when libjpeg should
-/// not be the one to decode it (see the module's doc); `Spent` when it
-/// refused the file only after decoding had begun, so that the caller can
-/// weigh a second decode.
-pub fn decode(bytes: &[u8], denom: u32, markers: &Markers) -> Result<Option<Shrunk>, Spent> {
+/// `bytes` decoded at 1/`denom` (2, 4 or 8), or why not.
+pub fn decode(bytes: &[u8], denom: u32, markers: &Markers) -> Result<Shrunk, Declined> {
     if ![2, 4, 8].contains(&denom) || bytes.is_empty() {
-        return Ok(None);
+        return Err(Declined { spent_scans: 0 });
     }
+    let mut session = Session::new();
     // libjpeg leaves by unwinding from `error_exit` (a corrupt file); the
-    // session's drop frees libjpeg's memory on the way out.
-    catch_unwind(AssertUnwindSafe(|| {
-        Session::new().decode(bytes, denom, markers)
-    }))
-    .or_else(|panic| match panic.downcast_ref::<Refused>() {
-        Some(Refused { spent: true }) => Err(Spent),
-        Some(_) => Ok(None),
-        None => {
-            tracing::error!("the libjpeg decode panicked; jpeg-decoder takes the file");
-            Ok(None)
-        }
+    // session outlives the unwind, so what it had walked can be read.
+    let decoded = catch_unwind(AssertUnwindSafe(|| session.decode(bytes, denom, markers)))
+        .unwrap_or_else(|panic| {
+            if !panic.is::<Refused>() {
+                tracing::error!("the libjpeg decode panicked; jpeg-decoder takes the file");
+            }
+            None
+        });
+    decoded.ok_or_else(|| Declined {
+        spent_scans: session.spent_scans(),
     })
 }
 
@@ -109,9 +108,8 @@ struct Session {
 /// jpegint.h's `DSTATE_READY`: the header is read, no data decoded yet.
 const HEADER_READ: i32 = 202;
 
-unsafe extern "C-unwind" fn error_exit(cinfo: &mut jpeg_common_struct) {
-    let spent = cinfo.global_state > HEADER_READ;
-    resume_unwind(Box::new(Refused { spent }));
+unsafe extern "C-unwind" fn error_exit(_cinfo: &mut jpeg_common_struct) {
+    resume_unwind(Box::new(Refused));
 }
 
 /// A warning about the header ends the decode, as an error does, while
@@ -119,7 +117,7 @@ unsafe extern "C-unwind" fn error_exit(cinfo: &mut jpeg_common_struct) {
 /// (corrupt data libjpeg reads past) is let be.
 unsafe extern "C-unwind" fn emit_message(cinfo: &mut jpeg_common_struct, level: i32) {
     if level < 0 && cinfo.global_state <= HEADER_READ {
-        resume_unwind(Box::new(Refused { spent: false }));
+        resume_unwind(Box::new(Refused));
     }
 }
 
@@ -136,6 +134,14 @@ impl Session {
             (*err).emit_message = Some(emit_message);
             jpeg_create_decompress(&mut *cinfo);
             Session { cinfo, err }
+        }
+    }
+
+    /// Scans libjpeg has begun: none while it read the header only.
+    fn spent_scans(&self) -> u32 {
+        match self.cinfo.common.global_state > HEADER_READ {
+            true => self.cinfo.input_scan_number.max(0) as u32,
+            false => 0,
         }
     }
 
@@ -285,3 +291,7 @@ unsafe fn use_idct(cinfo: &mut jpeg_decompress_struct) -> Option<()> {
 #[cfg(test)]
 #[path = "progressive_tests.rs"]
 pub(crate) mod tests;
+
+#[cfg(test)]
+#[path = "progressive_limit_tests.rs"]
+mod limit_tests;

@@ -1,19 +1,17 @@
 use super::super::jpeg_markers;
 use super::*;
-use crate::render::pixels::RenderError;
 use jpeg_decoder::Decoder;
 use std::io::Cursor;
 
-/// `decode` with the markers the caller reads first, of a file libjpeg
-/// does not refuse once it has begun decoding.
+/// `decode` with the markers the caller reads first.
 fn shrunk(bytes: &[u8], denom: u32) -> Option<Shrunk> {
-    decode(bytes, denom, &jpeg_markers::read(bytes)?).expect("not refused late")
+    decode(bytes, denom, &jpeg_markers::read(bytes)?).ok()
 }
 
 /// A progressive JPEG of noise (fine detail, where a box IDCT and a
 /// low-pass one differ most), made by libjpeg itself; colour with every
 /// component at full resolution unless `subsampled`.
-fn progressive(width: u32, height: u32, channels: u32, subsampled: bool) -> Vec<u8> {
+pub(crate) fn progressive(width: u32, height: u32, channels: u32, subsampled: bool) -> Vec<u8> {
     let mut seed = 0x2545_f491_u32;
     let pixels: Vec<u8> = (0..width * height * channels)
         .map(|_| {
@@ -168,8 +166,12 @@ fn files_libjpeg_refuses_are_left_to_jpeg_decoder() {
         .expect("a progressive frame");
     broken[sof + 2..sof + 4].copy_from_slice(&3u16.to_be_bytes());
     assert!(shrunk(&broken, 2).is_none());
-    assert!(matches!(decode(b"\xFF\xD8\xFF", 2, &Markers::default()), Ok(None)));
-    assert!(matches!(decode(b"", 2, &Markers::default()), Ok(None)));
+    let nothing = Some(Declined { spent_scans: 0 });
+    assert_eq!(
+        decode(b"\xFF\xD8\xFF", 2, &Markers::default()).err(),
+        nothing
+    );
+    assert_eq!(decode(b"", 2, &Markers::default()).err(), nothing);
     // A scale libjpeg's IDCT swap does not cover.
     assert!(shrunk(&whole, 3).is_none());
     // Many refusals in a row leave nothing behind to trip over.
@@ -316,62 +318,4 @@ fn corrupt_data_is_read_past_once_and_a_doubtful_header_left_to_jpeg_decoder() {
         .expect("a JFIF marker");
     odd[app0 + 9] = 3;
     assert!(shrunk(&odd, 2).is_none());
-}
-
-/// `whole` (a progressive file) with its last scan `again` times more,
-/// then a DC table of a symbol over 15 and its first (DC) scan once more:
-/// libjpeg refuses the table only when that last scan begins, after all
-/// the others (a review's file, jpeg-decoder takes such a table).
-fn refused_late(whole: &[u8], again: usize) -> Vec<u8> {
-    let sos: Vec<usize> = (0..whole.len() - 1)
-        .filter(|i| whole[*i..].starts_with(&[0xFF, 0xDA]))
-        .collect();
-    let eoi = whole.len() - 2;
-    let next_segment = |from: usize| {
-        (from + 2..eoi)
-            .find(|i| whole[*i] == 0xFF && !matches!(whole[i + 1], 0x00 | 0xD0..=0xD7))
-            .unwrap_or(eoi)
-    };
-    let last = &whole[sos[sos.len() - 1]..eoi];
-    let first = &whole[sos[0]..next_segment(sos[0])];
-    let mut file = whole[..eoi].to_vec();
-    file.extend(last.repeat(again));
-    let mut dht = vec![0xFF, 0xC4, 0, 2 + 1 + 16 + 1, 0x00, 1];
-    dht.extend([0; 15]);
-    dht.push(16);
-    file.extend(dht);
-    file.extend_from_slice(first);
-    file.extend_from_slice(&[0xFF, 0xD9]);
-    file
-}
-
-#[test]
-fn an_error_after_decoding_began_allows_a_second_decode_only_within_the_limit() {
-    use super::super::shrink::decode_jpeg;
-    use crate::domain::crop::{CropSpec, Format, Mode};
-    let whole = progressive(64, 48, 3, true);
-    let spec = [CropSpec {
-        code: "s".into(),
-        width: 16,
-        height: 0,
-        mode: Mode::Fit,
-        format: Format::Webp,
-        quality: 80,
-        focus: None,
-        at: None,
-    }];
-    let said = |bytes: &[u8]| match decode_jpeg(bytes, &spec) {
-        Err(RenderError::Decode(m)) => m.contains("second decode"),
-        _ => false,
-    };
-    // 64x48 may have 100 scans: up to 50 may be decoded twice.
-    let few = refused_late(&whole, 0);
-    let markers = jpeg_markers::read(&few).unwrap();
-    assert!(matches!(decode(&few, 2, &markers), Err(Spent)));
-    assert!(markers.scans <= 50 && !said(&few), "{} scans", markers.scans);
-    let many = refused_late(&whole, 51 - markers.scans as usize);
-    assert_eq!(jpeg_markers::read(&many).unwrap().scans, 51);
-    assert!(said(&many));
-    // Refused in the header, nothing is spent.
-    assert!(matches!(decode(&whole[..40], 2, &markers), Ok(None)));
 }

@@ -79,20 +79,17 @@ pub fn decode_jpeg(bytes: &[u8], specs: &[CropSpec]) -> Result<Option<Decoded>, 
     if denom == 1 {
         return Ok(None);
     }
-    let pixels_in = info.width as u64 * info.height as u64;
     let by_libjpeg = match info.coding_process {
         CodingProcess::DctProgressive => match progressive::decode(bytes, denom, &markers) {
-            Err(progressive::Spent)
-                if !jpeg_markers::twice_within_limit(markers.scans, pixels_in) =>
-            {
+            Ok(shrunk) => Some(shrunk),
+            Err(d) if d.spent_scans + markers.scans > limit => {
                 return Err(RenderError::Decode(format!(
-                    "corrupt JPEG data in scan data libjpeg refused; a second decode of {} scans \
-                     would pass the limit at {}x{}",
-                    markers.scans, info.width, info.height
+                    "libjpeg refused this JPEG after {} of its {} scans; decoding them all \
+                     again would pass the limit of {limit} at {}x{}",
+                    d.spent_scans, markers.scans, info.width, info.height
                 )))
             }
-            Err(progressive::Spent) => None,
-            Ok(shrunk) => shrunk,
+            Err(_) => None,
         },
         _ => None,
     };
