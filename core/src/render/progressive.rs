@@ -73,7 +73,8 @@ pub fn decode(bytes: &[u8], denom: u32, markers: &Markers) -> Result<Shrunk, Dec
     if ![2, 4, 8].contains(&denom) || bytes.is_empty() {
         return Err(Declined { spent_scans: 0 });
     }
-    let mut session = Session::new();
+    // Creating one fails only on a version mismatch or out of memory.
+    let mut session = catch_unwind(Session::new).map_err(|_| Declined { spent_scans: 0 })?;
     // libjpeg leaves by unwinding from `error_exit` (a corrupt file); the
     // session outlives the unwind, so what it had walked can be read.
     let decoded = catch_unwind(AssertUnwindSafe(|| session.decode(bytes, denom, markers)))
