@@ -3,7 +3,7 @@
 
 use super::progressive::tests::encode;
 use super::shrink::decode_jpeg;
-use crate::domain::crop::{CropSpec, Format, Mode};
+use super::shrink::tests::only;
 
 /// An ICC v2 matrix/TRC RGB profile whose red and blue primaries are
 /// sRGB's blue and red: converted to sRGB, red pixels turn blue.
@@ -61,25 +61,14 @@ fn the_icc_profile_is_applied_whichever_decoder_runs() {
     image::codecs::jpeg::JpegEncoder::new(&mut baseline)
         .encode(&red, 64, 48, image::ExtendedColorType::Rgb8)
         .unwrap();
-    let spec = CropSpec {
-        code: "s".into(),
-        width: 16,
-        height: 0,
-        mode: Mode::Fit,
-        format: Format::Webp,
-        quality: 80,
-        focus: None,
-        at: None,
-    };
+    let spec = only("s", 16, 0);
     let profile = swapped_profile();
     for (what, plain) in [
         ("baseline", baseline),
         ("progressive", encode(&red, 64, 48, 3, true)),
     ] {
         let mean = |bytes: &[u8]| {
-            let d = decode_jpeg(bytes, std::slice::from_ref(&spec))
-                .unwrap()
-                .unwrap();
+            let d = decode_jpeg(bytes, &spec).unwrap().unwrap();
             assert_eq!((d.width, d.height), (32, 24), "{what}");
             let sum = |c: usize| {
                 d.pixels

@@ -4,9 +4,9 @@
 use super::super::jpeg_markers;
 use super::super::pixels::RenderError;
 use super::super::shrink::decode_jpeg;
+use super::super::shrink::tests::only;
 use super::tests::progressive;
 use super::*;
-use crate::domain::crop::{CropSpec, Format, Mode};
 
 /// Where each scan of `whole` starts, and where its first scan ends.
 fn scans(whole: &[u8]) -> (Vec<usize>, usize) {
@@ -46,16 +46,7 @@ fn bad_table_before(whole: &[u8], at: Option<usize>) -> Vec<u8> {
 
 #[test]
 fn a_second_decode_is_allowed_only_while_both_walks_stay_within_the_limit() {
-    let spec = [CropSpec {
-        code: "s".into(),
-        width: 16,
-        height: 0,
-        mode: Mode::Fit,
-        format: Format::Webp,
-        quality: 80,
-        focus: None,
-        at: None,
-    }];
+    let spec = only("s", 16, 0);
     let refused = |bytes: &[u8]| match decode_jpeg(bytes, &spec) {
         Err(RenderError::Decode(m)) => m.contains("again would pass the limit"),
         _ => false,

@@ -1,4 +1,5 @@
 use super::super::jpeg_markers;
+use super::super::shrink::tests::only;
 use super::*;
 use jpeg_decoder::Decoder;
 use std::io::Cursor;
@@ -183,7 +184,6 @@ fn files_libjpeg_refuses_are_left_to_jpeg_decoder() {
 
 /// `pixels` (RGB) resized by the render pipeline to `width`.
 fn resized(pixels: Vec<u8>, width: u32, height: u32, to: u32) -> Vec<u8> {
-    use crate::domain::crop::{CropSpec, Format, Mode};
     let decoded = super::super::pixels::Decoded {
         pixels,
         width,
@@ -191,17 +191,9 @@ fn resized(pixels: Vec<u8>, width: u32, height: u32, to: u32) -> Vec<u8> {
         alpha: false,
         source: (width, height),
     };
-    let spec = CropSpec {
-        code: "t".into(),
-        width: to,
-        height: 0,
-        mode: Mode::Fit,
-        format: Format::Webp,
-        quality: 80,
-        focus: None,
-        at: None,
-    };
-    super::super::pipeline::resize(&decoded, &spec).unwrap().0
+    super::super::pipeline::resize(&decoded, &only("t", to, 0)[0])
+        .unwrap()
+        .0
 }
 
 #[test]

@@ -155,7 +155,8 @@ pub(crate) mod tests {
     use crate::domain::crop::{default_presets, Format, Mode};
     use jpeg_markers::MAX_SCANS;
 
-    fn only(code: &str, width: u32, height: u32) -> Vec<CropSpec> {
+    /// One webp spec fitting `width` x `height` (0: any).
+    pub(crate) fn only(code: &str, width: u32, height: u32) -> Vec<CropSpec> {
         vec![CropSpec {
             code: code.into(),
             width,
