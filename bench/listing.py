@@ -8,9 +8,9 @@ connection.
     listing.py measure --url URL --email E --password P [--calls N]
 
 `seed` uploads one real photo through the API, waits for its renders, and
-clones its image and render rows (new random ids, spread sort_at) with
-INSERT ... SELECT, so every row is what the service itself writes. It
-prints the ids `measure` needs as JSON on stdout (the state file).
+clones its image, render and details rows (new random ids, spread
+sort_at) with INSERT ... SELECT, so every row is what the service itself
+writes. It prints the ids `measure` needs as JSON on stdout (the state file).
 """
 import argparse
 import base64
@@ -101,6 +101,11 @@ def clone_sql(engine, template, album, count, offset):
         "INSERT INTO renders (image_id, code, spec, version, produced_version, width, height, "
         "size_bytes, blob_key) SELECT s.id, r.code, r.spec, r.version, r.produced_version, r.width, "
         f"r.height, r.size_bytes, r.blob_key FROM seeded s, renders r WHERE r.image_id = '{template}'",
+        # What the render job records beside them (the placeholder every
+        # grid paints, the salient point): without it a page skips work.
+        "INSERT INTO image_details (image_id, focus, placeholder, motion, salient) "
+        "SELECT s.id, d.focus, d.placeholder, d.motion, d.salient "
+        f"FROM seeded s, image_details d WHERE d.image_id = '{template}'",
         # A library that grew to this size has planner statistics, and on
         # PostgreSQL autovacuum has cleared the folder rows each insert's
         # count update left behind (bulk inserts leave both undone until
@@ -128,7 +133,11 @@ def seed(args):
     photo = os.path.join(os.path.dirname(__file__), "../../shared/corpus", args.photo)
     template = upload(args.url, api.token, photo)
     deadline = time.time() + 300
-    while api.call("image.get", {"id": template})["status"] != "ready":
+    def rendered():
+        got = api.call("image.get", {"id": template})
+        return got["status"] == "ready" and got.get("placeholder")
+
+    while not rendered():
         if time.time() > deadline:
             raise SystemExit("the template photo did not render")
         time.sleep(0.2)
@@ -209,7 +218,7 @@ def main():
     p.add_argument("--photos", type=int, default=100_000)
     p.add_argument("--photo", default="sunset_4272x2848.jpg")
     p.add_argument("--state")
-    p.add_argument("--calls", type=int, default=300)
+    p.add_argument("--calls", type=int, default=1000)
     p.add_argument("--only", help="measure only the calls whose name starts with this")
     args = p.parse_args()
     args.engine = "sqlite" if args.sqlite else "postgres"

@@ -7,7 +7,7 @@
 # 5,000- and a 50-photo folder, sequential calls on one connection.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-photos="${LISTING_PHOTOS:-100000}" calls="${LISTING_CALLS:-300}"
+photos="${LISTING_PHOTOS:-100000}" calls="${LISTING_CALLS:-1000}"
 engines="${LISTING_ENGINES:-sqlite postgres}"
 pg="${LIGHTBOX_TEST_POSTGRES:-postgres://postgres@127.0.0.1:5432}"
 source bench/lib.sh
