@@ -64,13 +64,7 @@ mod tests {
     use crate::domain::focus::Point;
 
     fn flat(w: u32, h: u32) -> Decoded {
-        Decoded {
-            pixels: vec![128; (w * h * 3) as usize],
-            width: w,
-            height: h,
-            alpha: false,
-            source: (w, h),
-        }
+        Decoded::flat(w, h, 128)
     }
 
     fn spec(focus: Option<Focus>) -> CropSpec {

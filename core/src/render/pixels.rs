@@ -25,6 +25,20 @@ pub struct Decoded {
     pub source: (u32, u32),
 }
 
+impl Decoded {
+    /// An RGB image of one grey level, for tests.
+    #[cfg(test)]
+    pub fn flat(width: u32, height: u32, level: u8) -> Self {
+        Decoded {
+            pixels: vec![level; (width * height * 3) as usize],
+            width,
+            height,
+            alpha: false,
+            source: (width, height),
+        }
+    }
+}
+
 /// Converts pixels tagged with an ICC profile to sRGB; an unreadable profile
 /// leaves them as they are (the common case is sRGB already), and so does
 /// a profile of another colour space: the decoders hand over CMYK and grey

@@ -201,14 +201,7 @@ mod tests {
     }
 
     fn tiny_hash() -> String {
-        let src = Decoded {
-            pixels: vec![90; 8 * 6 * 3],
-            width: 8,
-            height: 6,
-            alpha: false,
-            source: (8, 6),
-        };
-        thumbhash(&src)
+        thumbhash(&Decoded::flat(8, 6, 90))
     }
 
     #[test]

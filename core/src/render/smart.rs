@@ -171,13 +171,7 @@ mod tests {
 
     #[test]
     fn a_featureless_photo_stays_centred() {
-        let src = Decoded {
-            pixels: vec![90; 400 * 200 * 3],
-            width: 400,
-            height: 200,
-            alpha: false,
-            source: (400, 200),
-        };
+        let src = Decoded::flat(400, 200, 90);
         let (x, y) = best_centre(&src, 0.5, 1.0);
         assert!((x - 0.5).abs() < 0.02 && (y - 0.5).abs() < 0.02, "{x} {y}");
     }
