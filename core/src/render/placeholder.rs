@@ -49,12 +49,12 @@ pub fn data_url(hash: &str) -> Option<String> {
     MADE.get_or_make(hash, || make_data_url(hash))
 }
 
-/// Answers by key within `cap` bytes, in two generations: new answers and
-/// hits go to the young one; when it has taken half the budget the old
+/// Answers by key within twice `half` bytes, in two generations: new
+/// answers and hits go to the young one; when it has taken `half` the old
 /// one is dropped and the young one becomes old. So what pages still ask
 /// for survives a visitor walking through more photos than fit.
 struct Memo {
-    cap: usize,
+    half: usize,
     gens: Mutex<Gens>,
 }
 
@@ -80,7 +80,7 @@ impl Gens {
 impl Memo {
     fn new(cap: usize) -> Self {
         Memo {
-            cap,
+            half: cap / 2,
             gens: Mutex::new(Gens::default()),
         }
     }
@@ -92,13 +92,13 @@ impl Memo {
                 return Some(hit.clone());
             }
             if let Some((key, url)) = gens.old.remove_entry(key) {
-                gens.keep(key, url.clone(), self.cap / 2);
+                gens.keep(key, url.clone(), self.half);
                 return Some(url);
             }
         }
         // Made outside the lock: two pages making one URL at once is cheap.
         let made = make()?;
-        self.lock().keep(key.to_owned(), made.clone(), self.cap / 2);
+        self.lock().keep(key.to_owned(), made.clone(), self.half);
         Some(made)
     }
 

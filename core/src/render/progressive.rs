@@ -140,9 +140,10 @@ impl Session {
 
     /// Scans libjpeg has begun: none while it read the header only.
     fn spent_scans(&self) -> u32 {
-        match self.cinfo.common.global_state > HEADER_READ {
-            true => self.cinfo.input_scan_number.max(0) as u32,
-            false => 0,
+        if self.cinfo.common.global_state > HEADER_READ {
+            self.cinfo.input_scan_number.max(0) as u32
+        } else {
+            0
         }
     }
 
