@@ -92,10 +92,23 @@ cargo fmt --all -- --check
 step "lints"
 cargo clippy --workspace --all-targets -- -D warnings
 
-step "module graph: no import loops, files within 400 lines, a pure domain"
+step "module graph: no import loops, files within 400 lines; the layers as crates"
 python3 scripts/modgraph.py
-# The domain module is part of lightbox-core, so cargo tree cannot tell its
-# dependencies apart; modgraph.py reads its sources instead.
+# lightbox-domain depends on nothing of ours and on no I/O crate;
+# lightbox-render on lightbox-domain alone.
+ours() { cargo tree -p "$1" -e normal --prefix none -f '{p}' | awk '{print $1}' | sort -u | grep -v "^$1\$" || true; }
+io='^(sqlx|axum|hyper|object_store|async-nats|kube|tokio|reqwest)$'
+if ours lightbox-domain | grep -E "^lightbox-|$io"; then
+    echo "lightbox-domain must stay pure" >&2; exit 1
+fi
+if ours lightbox-render | grep -E "^lightbox-" | grep -v '^lightbox-domain$' || ours lightbox-render | grep -E "$io"; then
+    echo "lightbox-render may depend on lightbox-domain alone of ours, and on no I/O crate" >&2; exit 1
+fi
+# unsafe only where the workspace lints allow it by name.
+if grep -rln --include='*.rs' 'allow(unsafe_code)' domain render core api worker controller tests bench \
+    | grep -vxE 'render/src/encode/webp.rs|render/src/webp_decode.rs|core/src/sys.rs|api/src/(http|server)/sendfile.rs'; then
+    echo "unsafe allowed outside the modules named in Cargo.toml's [workspace.lints]" >&2; exit 1
+fi
 
 step "one feature set for the binaries and the tests"
 # A dev-dependency that turns on a feature of a crate the binaries use makes

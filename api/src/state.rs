@@ -11,7 +11,7 @@ use lightbox_core::limits::Guards;
 use lightbox_core::queue::news::{LocalNews, News};
 use lightbox_core::queue::outbox::Relay;
 use lightbox_core::queue::{JobQueue, MemoryQueue, NatsQueue, NatsSettings};
-use lightbox_core::renders::Renderer;
+use lightbox_core::render_job::Renderer;
 use lightbox_core::resources::Resources;
 use lightbox_core::serving::{Changes, ServedRenders};
 use lightbox_core::sharing::Sharing;

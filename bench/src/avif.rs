@@ -4,10 +4,10 @@
 //! each quality in `QUALITIES` (render qualities; default 80). Prints one
 //! JSON line per encode: format, speed, quality, milliseconds, bytes.
 
-use lightbox_core::domain::crop::{CropSpec, Mode};
-use lightbox_core::render::avif;
-use lightbox_core::render::cascade::render_all;
-use lightbox_core::render::pipeline::Decoded;
+use lightbox_domain::crop::{CropSpec, Mode};
+use lightbox_render::cascade::render_all;
+use lightbox_render::encode::avif;
+use lightbox_render::pipeline::Decoded;
 use std::time::Instant;
 
 fn list(name: &str, default: &str) -> Vec<u8> {

@@ -6,8 +6,8 @@
 //! shrink-on-load off, to measure what it gains. `STAGES=1` instead times
 //! each file alone: its decode, then each render's resize and encode.
 
-use lightbox_core::domain::crop::default_presets;
-use lightbox_core::render::pipeline;
+use lightbox_domain::crop::default_presets;
+use lightbox_render::pipeline;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
@@ -27,19 +27,19 @@ fn peak_rss_kib() -> u64 {
         .unwrap_or(0)
 }
 
-/// CPU seconds and context switches (voluntary and not) of every thread
-/// of this process so far, finished ones included.
-fn usage() -> (f64, i64) {
-    // SAFETY: getrusage only writes the struct it is given.
-    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
-    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) } != 0 {
-        return (0.0, 0);
-    }
-    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-    (
-        secs(u.ru_utime) + secs(u.ru_stime),
-        u.ru_nvcsw + u.ru_nivcsw,
-    )
+/// CPU seconds of every thread of this process so far, finished ones
+/// included (`/proc/self/stat`'s utime and stime, in USER_HZ = 100ths).
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the command name, which is in parentheses and may hold spaces.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let field = |i: usize| -> f64 {
+        rest.split_whitespace()
+            .nth(i)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0.0)
+    };
+    (field(11) + field(12)) / 100.0
 }
 
 fn main() {
@@ -75,16 +75,15 @@ fn main() {
                     pipeline::decode_whole(bytes, 200_000_000)
                 };
                 let decoded = decoded.expect("decode");
-                let out =
-                    lightbox_core::render::cascade::render_all(decoded, &presets).expect("render");
+                let out = lightbox_render::cascade::render_all(decoded, &presets).expect("render");
                 assert_eq!(out.len(), presets.len());
             });
         }
     });
     let secs = started.elapsed().as_secs_f64();
-    let (cpu, switches) = usage();
+    let cpu = cpu_seconds();
     println!(
-        "{{\"tool\":\"lightbox\",\"presets\":\"{}\",\"shrink\":{shrink},\"images\":{},\"seconds\":{secs:.3},\"images_per_s\":{:.3},\"cpu_s\":{cpu:.1},\"context_switches\":{switches},\"peak_rss_mib\":{:.1}}}",
+        "{{\"tool\":\"lightbox\",\"presets\":\"{}\",\"shrink\":{shrink},\"images\":{},\"seconds\":{secs:.3},\"images_per_s\":{:.3},\"cpu_s\":{cpu:.1},\"peak_rss_mib\":{:.1}}}",
         if only.is_empty() { "all" } else { &only },
         jobs.len(),
         jobs.len() as f64 / secs,
@@ -94,13 +93,13 @@ fn main() {
 
 /// One line per file: decode milliseconds, then each render's (resize and
 /// encode, on its own thread as the workers run them).
-fn stages(files: &[Vec<u8>], presets: &[lightbox_core::domain::crop::CropSpec]) {
+fn stages(files: &[Vec<u8>], presets: &[lightbox_domain::crop::CropSpec]) {
     let names: Vec<String> = std::env::args().skip(1).collect();
     for (name, bytes) in names.iter().zip(files) {
         let started = Instant::now();
         let decoded = pipeline::decode(bytes, 200_000_000, presets).expect("decode");
         let decode = started.elapsed();
-        let out = lightbox_core::render::cascade::render_all(decoded, presets).expect("render");
+        let out = lightbox_render::cascade::render_all(decoded, presets).expect("render");
         let renders: Vec<String> = out
             .iter()
             .map(|o| format!("\"{}\":{:.0}", o.code, o.took.as_secs_f64() * 1e3))

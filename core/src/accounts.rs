@@ -4,10 +4,10 @@
 use crate::auth::sessions::{self, TokenPair};
 use crate::auth::{jwt::Signer, password, Caller};
 use crate::db::{Repo, Write};
-use crate::domain::accounts::{User, UserDto};
-use crate::domain::checks::normalize_email;
-use crate::domain::error::AuthFailure;
 use crate::{ids, time, Error, Result};
+use lightbox_domain::accounts::{User, UserDto};
+use lightbox_domain::checks::normalize_email;
+use lightbox_domain::error::AuthFailure;
 
 fn check_new_password(field: &str, p: &str) -> Result<()> {
     if password::valid_length(p) {

@@ -3,8 +3,8 @@
 //! Every `LIGHTBOX_X` variable is the key `x` in the file; `DATABASE_URL`
 //! and `NATS_URL` are `database_url` and `nats_url`.
 
-use crate::domain::crop::{default_presets, CropSpec};
 use anyhow::{bail, Context};
+use lightbox_domain::crop::{default_presets, CropSpec};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::PathBuf;

@@ -1,17 +1,23 @@
-//! The library's error type (`domain::error`) and the conversions from the
-//! errors of the database and the blob store, which the pure domain cannot
-//! name.
+//! The library's error type (`lightbox_domain::error`), and how the errors
+//! of the database and the blob store become it. The pure domain cannot
+//! name those errors, and Rust's orphan rule keeps their `From` out of
+//! this crate, so they convert at the `?` with `.or_internal()`.
 
-pub use crate::domain::error::{Error, FieldError, Result};
+pub use lightbox_domain::error::{Error, FieldError, Result};
 
-impl From<sqlx::Error> for Error {
-    fn from(e: sqlx::Error) -> Self {
-        Error::Internal(anyhow::Error::new(e).context("database"))
+/// An infrastructure failure as `Error::Internal`, saying where it failed.
+pub trait OrInternal<T> {
+    fn or_internal(self) -> Result<T>;
+}
+
+impl<T> OrInternal<T> for std::result::Result<T, sqlx::Error> {
+    fn or_internal(self) -> Result<T> {
+        self.map_err(|e| Error::Internal(anyhow::Error::new(e).context("database")))
     }
 }
 
-impl From<object_store::Error> for Error {
-    fn from(e: object_store::Error) -> Self {
-        Error::Internal(anyhow::Error::new(e).context("blob store"))
+impl<T> OrInternal<T> for std::result::Result<T, object_store::Error> {
+    fn or_internal(self) -> Result<T> {
+        self.map_err(|e| Error::Internal(anyhow::Error::new(e).context("blob store")))
     }
 }

@@ -18,7 +18,6 @@ pub mod archive;
 pub mod auth;
 pub mod config;
 pub mod db;
-pub mod domain;
 pub mod error;
 pub mod health;
 pub mod ids;
@@ -28,13 +27,17 @@ pub mod metrics;
 pub mod moderation;
 pub mod open_files;
 pub mod queue;
-pub mod render;
-pub mod renders;
+pub mod render_job;
 pub mod resources;
 pub mod runtime;
 pub mod serving;
 pub mod sharing;
 pub mod store;
+pub mod sys;
 pub mod time;
 
 pub use error::{Error, Result};
+// The pure layers, crates of their own so Cargo keeps them pure; named here
+// too for the binaries.
+pub use lightbox_domain as domain;
+pub use lightbox_render as render;

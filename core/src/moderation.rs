@@ -3,10 +3,10 @@
 //! taken-down photo vanishes everywhere visitors look, `/i/...` included.
 
 use crate::db::{DynRepo, Moderated};
-use crate::domain::checks::char_len_between;
-use crate::domain::moderation::Takedown;
 use crate::images::dto::Moderation;
 use crate::{ids, time, Error, Result};
+use lightbox_domain::checks::char_len_between;
+use lightbox_domain::moderation::Takedown;
 use serde::Serialize;
 
 #[derive(Debug, Serialize, schemars::JsonSchema)]

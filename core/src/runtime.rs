@@ -59,8 +59,7 @@ pub async fn shutdown_signal() {
 /// through it), and the SQLite files already there are made 0600.
 pub fn make_data_private(dir: &std::path::Path) -> std::io::Result<()> {
     use std::os::unix::fs::PermissionsExt;
-    // SAFETY: umask only swaps the process's file-mode mask; it cannot fail.
-    unsafe { libc::umask(0o077) };
+    crate::sys::set_umask(0o077);
     std::fs::create_dir_all(dir)?;
     std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
     for entry in std::fs::read_dir(dir)? {
@@ -76,8 +75,8 @@ pub fn make_data_private(dir: &std::path::Path) -> std::io::Result<()> {
     Ok(())
 }
 
-/// The settings every binary reads, for `--help`; the README's
-/// Configuration section has them all.
+/// The settings every binary reads, for `--help`; docs/configuration.md
+/// lists them all.
 const ENVIRONMENT: &str = "\
 Configured by environment variables, among them:
   LIGHTBOX_LISTEN           listen address (default 127.0.0.1:8080)
@@ -88,7 +87,7 @@ Configured by environment variables, among them:
   LIGHTBOX_METRICS_LISTEN   /metrics listener (default 127.0.0.1:9090)
   LIGHTBOX_CONFIG           TOML file: presets, alias limit, render quota
   LIGHTBOX_LOG              log filter (default info)
-Every setting: README.md, \"Configuration\".";
+Every setting: docs/configuration.md.";
 
 /// A binary's command line, read before anything starts: `--help` and
 /// `--version` print and exit 0, an unknown argument exits 2 with usage.

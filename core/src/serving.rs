@@ -6,10 +6,10 @@
 //! changes show within `TTL`.
 
 use crate::db::DynRepo;
-use crate::domain::render::ServedRender;
 use crate::store::BlobStore;
 use crate::Result;
 use bytes::Bytes;
+use lightbox_domain::render::ServedRender;
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};

@@ -4,10 +4,10 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use lightbox_core::domain::exif::ExifInfo;
-use lightbox_core::render::pipeline;
-use lightbox_core::render::probe;
-use lightbox_core::domain::crop::{CropSpec, Mode};
+use lightbox_render::inspect::exif;
+use lightbox_render::pipeline;
+use lightbox_render::inspect::probe;
+use lightbox_domain::crop::{CropSpec, Mode};
 
 const MAX_PIXELS: u64 = 4_000_000;
 
@@ -15,7 +15,7 @@ fuzz_target!(|data: &[u8]| {
     let Some(format) = probe::sniff(data) else {
         return;
     };
-    let _ = ExifInfo::from_container(data);
+    let _ = exif::read_container(data);
     let Some((w, h)) = probe::stored_size(data, format) else {
         return;
     };
@@ -27,7 +27,7 @@ fuzz_target!(|data: &[u8]| {
         CropSpec::new("small", 96, 0, Mode::Fit),
     ];
     if let Ok(decoded) = pipeline::decode(data, MAX_PIXELS, &specs) {
-        if let Ok(outputs) = lightbox_core::render::cascade::render_all(decoded, &specs) {
+        if let Ok(outputs) = lightbox_render::geometry::cascade::render_all(decoded, &specs) {
             assert_eq!(outputs.len(), specs.len());
         }
     }

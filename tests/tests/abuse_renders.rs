@@ -255,7 +255,7 @@ async fn renders_run_below_request_handling() {
         }
     }
     assert!(seen_all(&last), "render threads not all seen: {last:?}");
-    let render_nice = lightbox_core::render::priority::render_nice(base);
+    let render_nice = lightbox_core::render_job::priority::render_nice(base);
     let wrong: Vec<_> = last
         .iter()
         .filter(|((_, n), nice)| {

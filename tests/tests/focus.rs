@@ -128,7 +128,7 @@ async fn focus_on_every_kind_of_crop_and_the_focal_point() {
     let (kind, avif) = bytes(&srv, render(&img, "rule")["url"].as_str().unwrap()).await;
     assert_eq!(kind, "image/avif");
     assert_eq!(
-        lightbox_core::render::avif::declared_size(&avif),
+        lightbox_core::render::encode::avif::declared_size(&avif),
         Some((100, 100))
     );
     let (kind, avif) = bytes(&srv, render(&img, "wide")["url"].as_str().unwrap()).await;
@@ -137,7 +137,7 @@ async fn focus_on_every_kind_of_crop_and_the_focal_point() {
         ("image/avif", &b"ftypavif"[..])
     );
     assert_eq!(
-        lightbox_core::render::avif::declared_size(&avif),
+        lightbox_core::render::encode::avif::declared_size(&avif),
         Some((150, 50))
     );
     assert_eq!(
@@ -204,7 +204,7 @@ async fn focus_on_every_kind_of_crop_and_the_focal_point() {
         .as_str()
         .expect("a placeholder")
         .to_owned();
-    let url = lightbox_core::render::placeholder::data_url(&hash).unwrap();
+    let url = lightbox_core::render::encode::placeholder::data_url(&hash).unwrap();
     let png = base64_png(&url);
     let (w, h) = png.dimensions();
     assert!(w > 2 * h, "keeps the wide shape: {w}x{h}");

@@ -10,7 +10,7 @@ use futures::StreamExt;
 use lightbox_core::limits::heap;
 use lightbox_core::metrics::METRICS;
 use lightbox_core::queue::{retry_delay, Delivery, JobQueue};
-use lightbox_core::renders::Renderer;
+use lightbox_core::render_job::Renderer;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::watch;

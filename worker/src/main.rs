@@ -6,7 +6,7 @@
 use lightbox_core::config::Config;
 use lightbox_core::health::Dependencies;
 use lightbox_core::queue::{JobQueue, NatsQueue, NatsSettings};
-use lightbox_core::renders::Renderer;
+use lightbox_core::render_job::Renderer;
 use lightbox_core::resources::Resources;
 use lightbox_core::runtime::{init_logs, shutdown_signal};
 use lightbox_core::{db, store::BlobStore};

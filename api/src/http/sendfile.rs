@@ -17,6 +17,9 @@
 //! HTTP/2 frames bodies itself, copying them, so only HTTP/1 requests get
 //! the queue (`server` inserts it); without it `/i/` serves from memory.
 
+// sendfile(2) has no std wrapper.
+#![allow(unsafe_code)]
+
 use bytes::Bytes;
 use hyper::body::Frame;
 use socket2::SockRef;

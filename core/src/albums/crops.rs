@@ -3,8 +3,8 @@
 //! it may not reuse a code one of the photos has as a custom crop.
 
 use super::{Albums, JobResult};
-use crate::domain::crop::CropSpec;
 use crate::{time, Error, Result};
+use lightbox_domain::crop::CropSpec;
 use uuid::Uuid;
 
 impl Albums {

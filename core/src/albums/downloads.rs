@@ -4,10 +4,10 @@
 
 use super::Albums;
 use crate::archive::Entry;
-use crate::domain::downloads::{DownloadState, Variant};
 use crate::sharing::view::zip_entries;
 use crate::sharing::Folder;
 use crate::{Error, Result};
+use lightbox_domain::downloads::{DownloadState, Variant};
 use uuid::Uuid;
 
 impl Albums {

@@ -6,12 +6,12 @@ pub mod crops;
 pub mod downloads;
 
 use crate::db::DynRepo;
-use crate::domain::album::Album;
-use crate::domain::album::PublishMode;
-use crate::domain::alias::HOLD_MS;
-use crate::domain::checks::{char_len_between, Checks};
 use crate::images::Images;
 use crate::{ids, time, Error, Result};
+use lightbox_domain::album::Album;
+use lightbox_domain::album::PublishMode;
+use lightbox_domain::alias::HOLD_MS;
+use lightbox_domain::checks::{char_len_between, Checks};
 use serde::Serialize;
 use uuid::Uuid;
 
@@ -156,7 +156,7 @@ impl Albums {
     }
 
     /// `job.get`: the owner's job and its progress; 2001 otherwise.
-    pub async fn job(&self, owner: Uuid, id: i64) -> Result<crate::domain::jobs::Job> {
+    pub async fn job(&self, owner: Uuid, id: i64) -> Result<lightbox_domain::jobs::Job> {
         match self.repo.job_counts(owner, id).await? {
             Some(counts) => Ok(counts.into()),
             None => Err(Error::NotFound),

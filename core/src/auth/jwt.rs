@@ -2,11 +2,11 @@
 //! ending a session ends its access tokens too.
 
 use crate::config::Config;
-use crate::domain::error::AuthFailure;
 use crate::time::MINUTE_MS;
 use crate::{Error, Result};
 use anyhow::Context;
 use jsonwebtoken::{decode, encode, Algorithm, DecodingKey, EncodingKey, Header, Validation};
+use lightbox_domain::error::AuthFailure;
 use rand::RngCore;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -191,7 +191,7 @@ mod tests {
 #[cfg(test)]
 mod link_tests {
     use super::*;
-    use crate::domain::links::{Link, LinkKind};
+    use lightbox_domain::links::{Link, LinkKind};
 
     #[test]
     fn links_are_typed_and_expire() {

@@ -4,11 +4,11 @@
 //! the handlers recheck ownership and availability on every request.
 
 use super::jwt::Signer;
-use crate::domain::error::AuthFailure;
-use crate::domain::links::{Link, LinkKind};
-use crate::domain::urls;
 use crate::time::{now_ms, rfc3339, MINUTE_MS};
 use crate::{Error, Result};
+use lightbox_domain::error::AuthFailure;
+use lightbox_domain::links::{Link, LinkKind};
+use lightbox_domain::urls;
 use serde::Serialize;
 use uuid::Uuid;
 

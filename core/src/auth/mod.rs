@@ -11,9 +11,9 @@ pub mod sessions;
 pub mod throttle;
 
 use crate::db::Repo;
-use crate::domain::error::AuthFailure;
 use crate::{time, Error, Result};
 use jwt::Signer;
+use lightbox_domain::error::AuthFailure;
 use uuid::Uuid;
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -53,7 +53,7 @@ pub async fn verify_against_nothing(password: String) -> Result<()> {
 }
 
 pub fn valid_length(password: &str) -> bool {
-    crate::domain::checks::char_len_between(password, MIN_LEN, MAX_LEN)
+    lightbox_domain::checks::char_len_between(password, MIN_LEN, MAX_LEN)
 }
 
 #[cfg(test)]

@@ -3,11 +3,11 @@
 
 use super::{now, secrets, Caller, Via};
 use crate::db::Repo;
-use crate::domain::accounts::{normalize_scopes, Pat, Scope};
-use crate::domain::checks::{char_len_between, Checks};
-use crate::domain::error::AuthFailure;
 use crate::time::{rfc3339, DAY_MS};
 use crate::{ids, Error, Result};
+use lightbox_domain::accounts::{normalize_scopes, Pat, Scope};
+use lightbox_domain::checks::{char_len_between, Checks};
+use lightbox_domain::error::AuthFailure;
 use serde::Serialize;
 use uuid::Uuid;
 

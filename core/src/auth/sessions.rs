@@ -3,10 +3,10 @@
 
 use super::{jwt::Signer, now, password, secrets, throttle, Caller};
 use crate::db::{RefreshUse, Repo};
-use crate::domain::accounts::{RefreshToken, User, UserDto};
-use crate::domain::error::AuthFailure;
 use crate::time::{rfc3339, DAY_MS};
 use crate::{ids, Error, Result};
+use lightbox_domain::accounts::{RefreshToken, User, UserDto};
+use lightbox_domain::error::AuthFailure;
 use serde::Serialize;
 use uuid::Uuid;
 

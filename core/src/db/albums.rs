@@ -1,14 +1,14 @@
 //! Repository roles for folders: the folders themselves, their
 //! crop rules and order, and their publication (links, aliases, takedowns).
 
-use crate::domain::album::Album;
-use crate::domain::album::{Policy, PublishMode};
-use crate::domain::alias::Alias;
-use crate::domain::crop::CropSpec;
-use crate::domain::image::Image;
-use crate::domain::sharing::ShareLink;
 use crate::Result;
 use async_trait::async_trait;
+use lightbox_domain::album::Album;
+use lightbox_domain::album::{Policy, PublishMode};
+use lightbox_domain::alias::Alias;
+use lightbox_domain::crop::CropSpec;
+use lightbox_domain::image::Image;
+use lightbox_domain::sharing::ShareLink;
 use uuid::Uuid;
 
 /// What happens to a folder's bearer link in a publication change.

@@ -3,10 +3,10 @@
 //! salient point the render job finds, and where a motion photo keeps its
 //! clip.
 
-use crate::domain::details::{Clip, Details};
-use crate::domain::focus::Point;
 use crate::Result;
 use async_trait::async_trait;
+use lightbox_domain::details::{Clip, Details};
+use lightbox_domain::focus::Point;
 use uuid::Uuid;
 
 #[async_trait]

@@ -3,11 +3,11 @@
 //! an index in that order, never the whole folder), their counts, and the
 //! folder's stats as one aggregate.
 
-use crate::domain::album::Order;
-pub use crate::domain::counts::FolderCounts;
-use crate::domain::image::Image;
 use crate::Result;
 use async_trait::async_trait;
+use lightbox_domain::album::Order;
+pub use lightbox_domain::counts::FolderCounts;
+use lightbox_domain::image::Image;
 use uuid::Uuid;
 
 /// A stretch of a folder's visible photos.

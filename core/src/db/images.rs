@@ -1,12 +1,12 @@
 //! The repository role for images.
 
-use crate::domain::crop::CropSpec;
-use crate::domain::details::Details;
-use crate::domain::exif::ExifVisibility;
-use crate::domain::image::{Image, ImageStatus, Visibility};
-use crate::domain::render::Render;
 use crate::Result;
 use async_trait::async_trait;
+use lightbox_domain::crop::CropSpec;
+use lightbox_domain::details::Details;
+use lightbox_domain::exif::ExifVisibility;
+use lightbox_domain::image::{Image, ImageStatus, Visibility};
+use lightbox_domain::render::Render;
 use uuid::Uuid;
 
 #[async_trait]

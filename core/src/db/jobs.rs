@@ -1,8 +1,8 @@
 //! Re-render jobs and the photos each covers, for `job.get`.
 
-use crate::domain::jobs::{ItemState, JobCounts};
 use crate::Result;
 use async_trait::async_trait;
+use lightbox_domain::jobs::{ItemState, JobCounts};
 use uuid::Uuid;
 
 /// A new job: who started it, for which folder, why (the method name,

@@ -21,9 +21,9 @@ mod sql;
 #[cfg(test)]
 pub(crate) use sql::testing;
 
-use crate::domain::accounts::{Pat, RefreshToken, User};
 use crate::Result;
 use async_trait::async_trait;
+use lightbox_domain::accounts::{Pat, RefreshToken, User};
 use std::sync::Arc;
 use uuid::Uuid;
 

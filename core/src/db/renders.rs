@@ -1,10 +1,10 @@
 //! The repository role for renders: what each image should have (its
 //! render rows and custom crops), what was produced, and what `/i/` serves.
 
-use crate::domain::crop::{CropSpec, SpecSource};
-use crate::domain::render::{Produced, Render, ServedRender};
 use crate::Result;
 use async_trait::async_trait;
+use lightbox_domain::crop::{CropSpec, SpecSource};
+use lightbox_domain::render::{Produced, Render, ServedRender};
 use uuid::Uuid;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

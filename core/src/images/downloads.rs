@@ -4,12 +4,12 @@
 //! rules themselves are `domain::downloads`.
 
 use super::Images;
-use crate::domain::availability::{full_state, motion_state, screen_state};
-use crate::domain::details::Clip;
-use crate::domain::downloads::{DownloadState, Variant, DEFAULT_SCREEN_CROP};
-use crate::domain::image::Image;
-use crate::domain::render::Render;
 use crate::{Error, Result};
+use lightbox_domain::availability::{full_state, motion_state, screen_state};
+use lightbox_domain::details::Clip;
+use lightbox_domain::downloads::{DownloadState, Variant, DEFAULT_SCREEN_CROP};
+use lightbox_domain::image::Image;
+use lightbox_domain::render::Render;
 use serde::Serialize;
 use uuid::Uuid;
 

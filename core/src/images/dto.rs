@@ -2,15 +2,15 @@
 //! public view, built from domain types.
 
 use crate::db::ImageView;
-use crate::domain::crop::CropSpec;
-use crate::domain::exif::{visible_exif, ExifInfo, ExifVisibility, PublicExif};
-use crate::domain::focus::Point;
-use crate::domain::image::{Eligibility, Image, ImageStatus, Visibility};
-use crate::domain::moderation::{ModerationState, Takedown};
-use crate::domain::render::Render;
-use crate::domain::urls;
-use crate::render::spec::plan;
 use crate::time::rfc3339;
+use lightbox_domain::crop::CropSpec;
+use lightbox_domain::exif::{visible_exif, ExifInfo, ExifVisibility, PublicExif};
+use lightbox_domain::focus::Point;
+use lightbox_domain::image::{Eligibility, Image, ImageStatus, Visibility};
+use lightbox_domain::moderation::{ModerationState, Takedown};
+use lightbox_domain::render::Render;
+use lightbox_domain::urls;
+use lightbox_render::geometry::spec::plan;
 use serde::Serialize;
 use uuid::Uuid;
 

@@ -5,10 +5,10 @@
 
 use super::dto::ImageDto;
 use super::Images;
-use crate::domain::crop::takes_point;
-use crate::domain::focus::{check_point, Point};
-use crate::render::focus::cuts;
 use crate::{Error, Result};
+use lightbox_domain::crop::takes_point;
+use lightbox_domain::focus::{check_point, Point};
+use lightbox_render::geometry::focus::cuts;
 use uuid::Uuid;
 
 impl Images {

@@ -4,13 +4,13 @@ use super::dto::{public_image, ImageDto, PublicImage};
 use super::Images;
 use crate::archive::Entry;
 use crate::db::{CropAdd, ImageChange};
-use crate::domain::availability::archive_state;
-use crate::domain::checks::{char_len_between, Checks};
-use crate::domain::crop::{custom_code_clash, CropSpec, MAX_CUSTOM_CROPS};
-use crate::domain::downloads::DownloadState;
-use crate::domain::image::Visibility;
-use crate::domain::sharing::reach_by_id;
 use crate::{time, Error, Result};
+use lightbox_domain::availability::archive_state;
+use lightbox_domain::checks::{char_len_between, Checks};
+use lightbox_domain::crop::{custom_code_clash, CropSpec, MAX_CUSTOM_CROPS};
+use lightbox_domain::downloads::DownloadState;
+use lightbox_domain::image::Visibility;
+use lightbox_domain::sharing::reach_by_id;
 use serde::Deserialize;
 use uuid::Uuid;
 
@@ -93,7 +93,7 @@ impl Images {
         // Also a render an unfinished job stored and never recorded.
         if let Err(e) = self
             .store
-            .delete_under(&crate::renders::render_folder(id))
+            .delete_under(&crate::render_job::render_folder(id))
             .await
         {
             tracing::warn!(%id, error = %e, "renders of a deleted image left behind");

@@ -1,5 +1,5 @@
 //! Images: upload ingestion, the owner's view, listing. Renders are made by
-//! the workers (`crate::renders`); this module only records and enqueues.
+//! the workers (`crate::render_job`); this module only records and enqueues.
 
 pub mod cursor;
 pub mod downloads;
@@ -11,14 +11,14 @@ pub mod upload;
 mod waiting;
 
 use crate::db::DynRepo;
-use crate::domain::checks::{char_len_between, Checks};
-use crate::domain::exif::ExifVisibility;
-use crate::domain::image::{Image, ImageStatus};
-use crate::domain::moderation::Takedown;
-use crate::renders::Renderer;
+use crate::render_job::Renderer;
 use crate::store::BlobStore;
 use crate::{ids, time, Error, Result};
 use dto::{image_dto, view_dto, ImageDto};
+use lightbox_domain::checks::{char_len_between, Checks};
+use lightbox_domain::exif::ExifVisibility;
+use lightbox_domain::image::{Image, ImageStatus};
+use lightbox_domain::moderation::Takedown;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use tokio::sync::Notify;

@@ -4,14 +4,14 @@
 //! checked before a single byte is stored, so a decompression bomb is
 //! refused without decoding and without writing.
 
-use crate::domain::crop::Format;
-use crate::domain::details::Clip;
-use crate::domain::exif::ExifInfo;
-use crate::render::layouts;
-use crate::render::probe::{self, Ends};
-use crate::render::trailers::Framer;
 use crate::store::{BlobStore, ObjectWriter};
 use crate::Error;
+use lightbox_domain::crop::Format;
+use lightbox_domain::details::Clip;
+use lightbox_domain::exif::ExifInfo;
+use lightbox_render::inspect::probe::{self, Ends};
+use lightbox_render::inspect::trailers::Framer;
+use lightbox_render::inspect::{exif, layouts};
 
 const HEAD: usize = 1 << 20;
 /// How far a JPEG's metadata (ICC, XMP, EXIF segments) may push its frame
@@ -36,7 +36,7 @@ impl From<Error> for Rejected {
 
 impl From<object_store::Error> for Rejected {
     fn from(e: object_store::Error) -> Self {
-        Rejected::Failed(e.into())
+        Rejected::Failed(Error::Internal(anyhow::Error::new(e).context("blob store")))
     }
 }
 
@@ -172,10 +172,10 @@ impl Upload {
                     total: self.total,
                 };
                 probe::webp_exif(&ends)
-                    .map(ExifInfo::from_raw)
+                    .map(exif::read_raw)
                     .unwrap_or_else(ExifInfo::none)
             }
-            _ => ExifInfo::from_container(&self.head),
+            _ => exif::read_container(&self.head),
         };
         if let Some(writer) = self.writer.take() {
             writer.finish().await?;

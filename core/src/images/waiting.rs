@@ -7,10 +7,10 @@
 
 use super::dto::ImageDto;
 use super::Images;
-use crate::domain::image::ImageStatus;
 use crate::metrics::METRICS;
 use crate::queue::news::heard;
 use crate::Result;
+use lightbox_domain::image::ImageStatus;
 use std::future::Future;
 use std::time::Duration;
 use tokio::time::Instant;

@@ -27,26 +27,13 @@ pub const KEPT_ON_TOP: usize = 64 << 20;
 /// first thing in `main`, before any thread exists: later threads share
 /// the arenas made by then.
 pub fn keep_freed_pages() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    {
-        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-        // SAFETY: mallopt only changes glibc's allocation parameters; a
-        // refused value leaves the default in place.
-        unsafe {
-            libc::mallopt(libc::M_ARENA_MAX, cores.min(64) as libc::c_int);
-            libc::mallopt(libc::M_MMAP_MAX, 0);
-            libc::mallopt(libc::M_TRIM_THRESHOLD, KEPT_ON_TOP as libc::c_int);
-        }
-    }
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    crate::sys::tune_heap(cores, KEPT_ON_TOP);
 }
 
 /// Hands every whole free page of every arena back to the system.
 pub fn release_freed_pages() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: malloc_trim only returns free memory; it cannot fail.
-    unsafe {
-        libc::malloc_trim(0);
-    }
+    crate::sys::trim_heap();
 }
 
 /// Runs until `shutdown`: whenever renders have been idle (none in flight,

@@ -5,8 +5,8 @@
 //! budget (`LIGHTBOX_RENDER_MEMORY_MB`): jobs wait for room, and a job
 //! larger than the whole budget fails with a reason instead of running.
 
-use crate::domain::crop::{CropSpec, Mode};
-use crate::render::spec::plan;
+use lightbox_domain::crop::{CropSpec, Mode};
+use lightbox_render::geometry::spec::plan;
 use std::io::Cursor;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;

@@ -3,8 +3,8 @@
 
 use super::{parse, Resources, ALIAS_LIMIT, CROP_PRESET, RENDER_QUOTA};
 use crate::config::{AliasLimit, Config, RenderQuota};
-use crate::domain::crop::CropSpec;
 use crate::{time, Error, Result};
+use lightbox_domain::crop::CropSpec;
 use uuid::Uuid;
 
 /// Names of resources that come from the TOML file.

@@ -10,8 +10,8 @@ pub mod pacing;
 
 use crate::config::{AliasLimit, RenderQuota, DEFAULT_MAX_PIXELS};
 use crate::db::DynRepo;
-use crate::domain::crop::{default_presets, CropSpec};
 use crate::{Error, Result};
+use lightbox_domain::crop::{default_presets, CropSpec};
 use serde::de::DeserializeOwned;
 
 pub const CROP_PRESET: &str = "crop_preset";

@@ -3,11 +3,11 @@
 //! state. Taking one is decided by the database (see `db::sql::sharing`).
 
 use super::{Sharing, SharingDto};
-use crate::domain::alias::{normalize, precheck, CheckStatus, HOLD_MS};
-use crate::domain::sharing::{not_taken_down, SharingState};
-use crate::domain::urls;
 use crate::{time, Error, Result};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+use lightbox_domain::alias::{normalize, precheck, CheckStatus, HOLD_MS};
+use lightbox_domain::sharing::{not_taken_down, SharingState};
+use lightbox_domain::urls;
 use serde::{Deserialize, Serialize};
 use std::num::NonZeroU32;
 use uuid::Uuid;

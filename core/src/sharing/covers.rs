@@ -2,8 +2,8 @@
 //! state (private, taken down, publishing disabled) and re-render nothing.
 
 use super::{Sharing, SharingDto};
-use crate::domain::album::PolicyPatch;
 use crate::{Error, Result};
+use lightbox_domain::album::PolicyPatch;
 use uuid::Uuid;
 
 impl Sharing {

@@ -3,9 +3,9 @@
 //! grid fragment is what `album.preview` returns and what the pages embed.
 
 use super::view::PhotoView;
-use crate::domain::album::CoverFocus;
 use crate::{Error, Result};
 use askama::Template;
+use lightbox_domain::album::CoverFocus;
 
 /// Served at `/static/lightbox.css`; pages need no inline style or script.
 pub const STYLESHEET: &str = include_str!("../../templates/lightbox.css");

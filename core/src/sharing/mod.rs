@@ -13,18 +13,18 @@ pub mod visitors;
 
 use crate::auth::jwt::Signer;
 use crate::db::{DynRepo, Walk};
-use crate::domain::album::Album;
-use crate::domain::album::{Policy, PublishMode};
-use crate::domain::alias::AliasState;
-use crate::domain::image::Image;
-use crate::domain::render::Render;
-use crate::domain::sharing::{
-    republish_choices, sharing_state, ShareLink, SharingState, TokenChoice,
-};
-use crate::domain::urls;
 use crate::images::dto::Moderation;
 use crate::resources::Resources;
 use crate::{time, Error, Result};
+use lightbox_domain::album::Album;
+use lightbox_domain::album::{Policy, PublishMode};
+use lightbox_domain::alias::AliasState;
+use lightbox_domain::image::Image;
+use lightbox_domain::render::Render;
+use lightbox_domain::sharing::{
+    republish_choices, sharing_state, ShareLink, SharingState, TokenChoice,
+};
+use lightbox_domain::urls;
 use serde::Serialize;
 use stats::Stats;
 use std::sync::Arc;

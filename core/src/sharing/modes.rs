@@ -5,11 +5,11 @@
 use super::{Sharing, SharingDto};
 use crate::auth::secrets;
 use crate::db::{AliasChange, LinkChange, Publication, Published};
-use crate::domain::album::Album;
-use crate::domain::album::PublishMode;
-use crate::domain::alias::{self, reservation_cap};
-use crate::domain::sharing::{may_publish, not_taken_down, ShareLink, TokenChoice};
 use crate::{time, Error, Result};
+use lightbox_domain::album::Album;
+use lightbox_domain::album::PublishMode;
+use lightbox_domain::alias::{self, reservation_cap};
+use lightbox_domain::sharing::{may_publish, not_taken_down, ShareLink, TokenChoice};
 use uuid::Uuid;
 
 /// `token` of setMode and republish: whether to keep the folder's link.

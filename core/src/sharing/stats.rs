@@ -1,8 +1,8 @@
 //! sharingStatsDTO, counted with the same rules the visitor pages apply.
 
-use crate::domain::album::Policy;
-use crate::domain::counts::{count, FolderCounts};
-use crate::domain::image::Image;
+use lightbox_domain::album::Policy;
+use lightbox_domain::counts::{count, FolderCounts};
+use lightbox_domain::image::Image;
 use serde::Serialize;
 
 #[derive(Debug, Default, Clone, Serialize, PartialEq, Eq, schemars::JsonSchema)]

@@ -2,11 +2,11 @@
 //! that both the photo and (for folders) the policy allow.
 
 use crate::archive::Entry;
-use crate::domain::album::Policy;
-use crate::domain::exif::{visible_exif, PublicExif};
-use crate::domain::image::Image;
-use crate::domain::render::{shows_whole_frame, Render};
 use crate::images::dto::{render_dto, RenderDto};
+use lightbox_domain::album::Policy;
+use lightbox_domain::exif::{visible_exif, PublicExif};
+use lightbox_domain::image::Image;
+use lightbox_domain::render::{shows_whole_frame, Render};
 use uuid::Uuid;
 
 /// The produced renders that show the whole frame (not crops), smallest

@@ -7,11 +7,11 @@
 use super::html::{self, Viewer};
 use super::visitors::{cursor, Address, Visit, PAGE_SIZE};
 use super::Sharing;
-use crate::domain::album::PublishMode;
-use crate::domain::alias::AliasState;
-use crate::domain::image::Image;
-use crate::domain::urls;
 use crate::{Error, Result};
+use lightbox_domain::album::PublishMode;
+use lightbox_domain::alias::AliasState;
+use lightbox_domain::image::Image;
+use lightbox_domain::urls;
 use uuid::Uuid;
 
 impl Sharing {

@@ -10,16 +10,16 @@ use super::view::{facts, folder_exif, photo_view, whole_frames, zip_entries, Pho
 use super::{Folder, Sharing};
 use crate::archive::Entry;
 use crate::auth::secrets;
-use crate::domain::album::PublishMode;
-use crate::domain::album::{Album, CoverFocus};
-use crate::domain::alias::{self, AliasState};
-use crate::domain::image::Image;
-use crate::domain::sharing::{visitor_state, VisitorState};
-use crate::domain::urls;
 use crate::images::Images;
 use crate::{time, Error, Result};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
+use lightbox_domain::album::PublishMode;
+use lightbox_domain::album::{Album, CoverFocus};
+use lightbox_domain::alias::{self, AliasState};
+use lightbox_domain::image::Image;
+use lightbox_domain::sharing::{visitor_state, VisitorState};
+use lightbox_domain::urls;
 use serde::Serialize;
 use uuid::Uuid;
 
@@ -123,7 +123,7 @@ impl Sharing {
                 let mut view = photo_view(p, &renders, shown, &self.image_host)?;
                 let hash = details.iter().find(|(id, _)| *id == p.id);
                 let hash = hash.and_then(|(_, d)| d.placeholder.as_deref());
-                view.placeholder = hash.and_then(crate::render::placeholder::data_url);
+                view.placeholder = hash.and_then(lightbox_render::encode::placeholder::data_url);
                 Some(view)
             })
             .collect())
@@ -378,7 +378,7 @@ pub async fn photo_page(images: &Images, sharing: &Sharing, id: Uuid) -> Result<
         placeholder: public
             .placeholder
             .as_deref()
-            .and_then(crate::render::placeholder::data_url),
+            .and_then(lightbox_render::encode::placeholder::data_url),
     };
     html::render(&page)
 }

@@ -8,6 +8,7 @@ mod writer;
 
 pub use writer::ObjectWriter;
 
+use crate::error::OrInternal;
 use crate::open_files::OpenFiles;
 use crate::Result;
 use anyhow::{bail, Context};
@@ -117,7 +118,10 @@ impl BlobStore {
     }
 
     pub async fn put(&self, key: &str, bytes: Vec<u8>) -> Result<()> {
-        self.inner.put(&Path::from(key), bytes.into()).await?;
+        self.inner
+            .put(&Path::from(key), bytes.into())
+            .await
+            .or_internal()?;
         // A failed sync leaves the file: another run of the same render
         // may have recorded this key, and a retry writes it again.
         if let Some(durable) = self.durable(key)? {
@@ -132,12 +136,18 @@ impl BlobStore {
         let Kind::Local(root, fs, _) = &self.kind else {
             return Ok(None);
         };
-        let file = fs.path_to_filesystem(&Path::from(key))?;
+        let file = fs.path_to_filesystem(&Path::from(key)).or_internal()?;
         Ok(Some(Durable::new(root.clone(), file)))
     }
 
     pub async fn get_bytes(&self, key: &str) -> Result<bytes::Bytes> {
-        Ok(self.inner.get(&Path::from(key)).await?.bytes().await?)
+        self.inner
+            .get(&Path::from(key))
+            .await
+            .or_internal()?
+            .bytes()
+            .await
+            .or_internal()
     }
 
     /// A byte range (or all) of an object, as a stream of chunks.
@@ -150,7 +160,11 @@ impl BlobStore {
             range: range.map(Into::into),
             ..Default::default()
         };
-        let got = self.inner.get_opts(&Path::from(key), options).await?;
+        let got = self
+            .inner
+            .get_opts(&Path::from(key), options)
+            .await
+            .or_internal()?;
         Ok(match got.payload {
             object_store::GetResultPayload::File(file, _) => file_chunks(file, got.range),
             object_store::GetResultPayload::Stream(stream) => stream,
@@ -170,7 +184,7 @@ impl BlobStore {
         let file = match open.get(key) {
             Some(file) => file,
             None => {
-                let path = fs.path_to_filesystem(&Path::from(key))?;
+                let path = fs.path_to_filesystem(&Path::from(key)).or_internal()?;
                 let file = tokio::fs::File::open(path).await.map_err(io)?;
                 let file = Arc::new(file.into_std().await);
                 open.put(key, file.clone());
@@ -196,7 +210,7 @@ impl BlobStore {
         }
         match deleted {
             Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
-            Err(e) => Err(e.into()),
+            Err(e) => Err(e).or_internal(),
         }
     }
 
@@ -208,7 +222,8 @@ impl BlobStore {
             .list(Some(&Path::from(prefix)))
             .map_ok(|meta| meta.location)
             .try_collect()
-            .await?;
+            .await
+            .or_internal()?;
         for key in keys {
             self.delete(key.as_ref()).await?;
         }
@@ -218,7 +233,11 @@ impl BlobStore {
     /// Starts a streamed multipart write of `key`.
     pub async fn writer(&self, key: &str) -> Result<ObjectWriter> {
         let durable = self.durable(key)?;
-        let upload = self.inner.put_multipart(&Path::from(key)).await?;
+        let upload = self
+            .inner
+            .put_multipart(&Path::from(key))
+            .await
+            .or_internal()?;
         Ok(ObjectWriter::new(upload, self.tasks.clone(), durable))
     }
 
@@ -260,7 +279,7 @@ impl BlobStore {
             }
             Kind::Memory | Kind::S3 => match self.inner.head(&Path::from(".ready")).await {
                 Ok(_) | Err(object_store::Error::NotFound { .. }) => Ok(()),
-                Err(e) => Err(e.into()),
+                Err(e) => Err(e).or_internal(),
             },
         }
     }

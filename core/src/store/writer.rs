@@ -9,6 +9,7 @@
 //! synced before `finish` returns.
 
 use super::durable::Durable;
+use crate::error::OrInternal;
 use crate::Result;
 use object_store::{MultipartUpload, PutPayloadMut};
 use tokio::task::JoinSet;
@@ -71,7 +72,8 @@ impl ObjectWriter {
     pub async fn wait_for_capacity(&mut self, max: usize) -> Result<()> {
         while !self.parts.is_empty() && self.parts.len() >= max {
             if let Some(done) = self.parts.join_next().await {
-                done.map_err(|e| anyhow::anyhow!("a part's upload stopped: {e}"))??;
+                done.map_err(|e| anyhow::anyhow!("a part's upload stopped: {e}"))?
+                    .or_internal()?;
             }
         }
         Ok(())
@@ -97,7 +99,7 @@ impl ObjectWriter {
         let Some(upload) = self.upload.as_mut() else {
             return Err(anyhow::anyhow!("the upload was already aborted").into());
         };
-        upload.complete().await?;
+        upload.complete().await.or_internal()?;
         self.upload = None;
         if let Some(durable) = &self.durable {
             // An upload's key is new: nothing else can name this file yet.

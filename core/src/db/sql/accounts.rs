@@ -2,9 +2,10 @@
 
 use super::{flag, on_unique, uuid, SqlRepo};
 use crate::db::*;
-use crate::domain::accounts::{Pat, RefreshToken, Scope, User};
+use crate::error::OrInternal;
 use crate::Result;
 use async_trait::async_trait;
+use lightbox_domain::accounts::{Pat, RefreshToken, Scope, User};
 use sqlx::any::AnyRow;
 use sqlx::{Executor, Row};
 use uuid::Uuid;
@@ -14,10 +15,10 @@ const USER_COLS: &str = "id, email, password_hash, is_admin, created_at";
 fn user_row(row: &AnyRow) -> Result<User> {
     Ok(User {
         id: uuid(row, "id")?,
-        email: row.try_get("email")?,
-        password_hash: row.try_get("password_hash")?,
+        email: row.try_get("email").or_internal()?,
+        password_hash: row.try_get("password_hash").or_internal()?,
         is_admin: flag(row, "is_admin")?,
-        created_at: row.try_get("created_at")?,
+        created_at: row.try_get("created_at").or_internal()?,
     })
 }
 
@@ -33,14 +34,14 @@ fn pat_row(row: &AnyRow) -> Result<Pat> {
     Ok(Pat {
         id: uuid(row, "id")?,
         user_id: uuid(row, "user_id")?,
-        name: row.try_get("name")?,
-        scopes: scopes(&row.try_get::<String, _>("scopes")?),
-        token_hash: row.try_get("token_hash")?,
-        prefix: row.try_get("prefix")?,
-        created_at: row.try_get("created_at")?,
-        last_used_at: row.try_get("last_used_at")?,
-        expires_at: row.try_get("expires_at")?,
-        revoked_at: row.try_get("revoked_at")?,
+        name: row.try_get("name").or_internal()?,
+        scopes: scopes(&row.try_get::<String, _>("scopes").or_internal()?),
+        token_hash: row.try_get("token_hash").or_internal()?,
+        prefix: row.try_get("prefix").or_internal()?,
+        created_at: row.try_get("created_at").or_internal()?,
+        last_used_at: row.try_get("last_used_at").or_internal()?,
+        expires_at: row.try_get("expires_at").or_internal()?,
+        revoked_at: row.try_get("revoked_at").or_internal()?,
     })
 }
 
@@ -67,7 +68,8 @@ impl UserRepo for SqlRepo {
         let row = sqlx::query(&q)
             .bind(id.to_string())
             .fetch_optional(&self.pool)
-            .await?;
+            .await
+            .or_internal()?;
         row.as_ref().map(user_row).transpose()
     }
 
@@ -76,13 +78,14 @@ impl UserRepo for SqlRepo {
         let row = sqlx::query(&q)
             .bind(email)
             .fetch_optional(&self.pool)
-            .await?;
+            .await
+            .or_internal()?;
         row.as_ref().map(user_row).transpose()
     }
 
     async fn list_users(&self) -> Result<Vec<User>> {
         let q = format!("SELECT {USER_COLS} FROM users ORDER BY created_at, id");
-        let rows = sqlx::query(&q).fetch_all(&self.pool).await?;
+        let rows = sqlx::query(&q).fetch_all(&self.pool).await.or_internal()?;
         rows.iter().map(user_row).collect()
     }
 
@@ -101,7 +104,8 @@ impl UserRepo for SqlRepo {
             .bind(id.to_string())
             .bind(hash)
             .execute(&self.pool)
-            .await?;
+            .await
+            .or_internal()?;
         Ok(())
     }
 }
@@ -109,15 +113,16 @@ impl UserRepo for SqlRepo {
 #[async_trait]
 impl SessionRepo for SqlRepo {
     async fn create_session(&self, user_id: Uuid, first: &RefreshToken) -> Result<()> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.pool.begin().await.or_internal()?;
         sqlx::query("INSERT INTO sessions (id, user_id, created_at) VALUES ($1, $2, $3)")
             .bind(first.session_id.to_string())
             .bind(user_id.to_string())
             .bind(first.created_at)
             .execute(&mut *tx)
-            .await?;
+            .await
+            .or_internal()?;
         insert_refresh(&mut *tx, first).await?;
-        tx.commit().await?;
+        tx.commit().await.or_internal()?;
         Ok(())
     }
 
@@ -129,7 +134,8 @@ impl SessionRepo for SqlRepo {
         )
         .bind(session_id.to_string())
         .fetch_optional(&self.pool)
-        .await?;
+        .await
+        .or_internal()?;
         row.as_ref().map(user_row).transpose()
     }
 
@@ -144,13 +150,15 @@ impl SessionRepo for SqlRepo {
         .bind(token_hash)
         .bind(now)
         .fetch_optional(&self.pool)
-        .await?;
+        .await
+        .or_internal()?;
         if let Some(row) = spent {
             let session_id = uuid(&row, "session_id")?;
             let user = sqlx::query("SELECT user_id FROM sessions WHERE id = $1")
                 .bind(session_id.to_string())
                 .fetch_one(&self.pool)
-                .await?;
+                .await
+                .or_internal()?;
             return Ok(RefreshUse::Spent {
                 session_id,
                 user_id: uuid(&user, "user_id")?,
@@ -160,9 +168,15 @@ impl SessionRepo for SqlRepo {
             sqlx::query("SELECT session_id, used_at FROM refresh_tokens WHERE token_hash = $1")
                 .bind(token_hash)
                 .fetch_optional(&self.pool)
-                .await?;
+                .await
+                .or_internal()?;
         Ok(match known {
-            Some(row) if row.try_get::<Option<i64>, _>("used_at")?.is_some() => {
+            Some(row)
+                if row
+                    .try_get::<Option<i64>, _>("used_at")
+                    .or_internal()?
+                    .is_some() =>
+            {
                 RefreshUse::Replayed {
                     session_id: uuid(&row, "session_id")?,
                 }
@@ -183,7 +197,8 @@ impl SessionRepo for SqlRepo {
         .bind(token_hash)
         .bind(now)
         .execute(&self.pool)
-        .await?;
+        .await
+        .or_internal()?;
         Ok(done.rows_affected() > 0)
     }
 
@@ -192,12 +207,13 @@ impl SessionRepo for SqlRepo {
             .bind(session_id.to_string())
             .bind(now)
             .execute(&self.pool)
-            .await?;
+            .await
+            .or_internal()?;
         Ok(())
     }
 
     async fn revoke_sessions_except(&self, user_id: Uuid, keep: Uuid, now: i64) -> Result<()> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.pool.begin().await.or_internal()?;
         sqlx::query(
             "UPDATE sessions SET revoked_at = $3 \
              WHERE user_id = $1 AND id <> $2 AND revoked_at IS NULL",
@@ -206,15 +222,17 @@ impl SessionRepo for SqlRepo {
         .bind(keep.to_string())
         .bind(now)
         .execute(&mut *tx)
-        .await?;
+        .await
+        .or_internal()?;
         sqlx::query(
             "UPDATE refresh_tokens SET used_at = $2 WHERE session_id = $1 AND used_at IS NULL",
         )
         .bind(keep.to_string())
         .bind(now)
         .execute(&mut *tx)
-        .await?;
-        tx.commit().await?;
+        .await
+        .or_internal()?;
+        tx.commit().await.or_internal()?;
         Ok(())
     }
 }
@@ -232,7 +250,8 @@ async fn insert_refresh<'e>(
     .bind(r.created_at)
     .bind(r.expires_at)
     .execute(db)
-    .await?;
+    .await
+    .or_internal()?;
     Ok(())
 }
 
@@ -259,7 +278,8 @@ impl PatRepo for SqlRepo {
         .bind(p.created_at)
         .bind(p.expires_at)
         .execute(&self.pool)
-        .await?;
+        .await
+        .or_internal()?;
         Ok(())
     }
 
@@ -271,7 +291,8 @@ impl PatRepo for SqlRepo {
         let rows = sqlx::query(&q)
             .bind(user_id.to_string())
             .fetch_all(&self.pool)
-            .await?;
+            .await
+            .or_internal()?;
         rows.iter().map(pat_row).collect()
     }
 
@@ -280,7 +301,8 @@ impl PatRepo for SqlRepo {
         let row = sqlx::query(&q)
             .bind(token_hash)
             .fetch_optional(&self.pool)
-            .await?;
+            .await
+            .or_internal()?;
         row.as_ref().map(pat_row).transpose()
     }
 
@@ -293,7 +315,8 @@ impl PatRepo for SqlRepo {
         .bind(user_id.to_string())
         .bind(now)
         .execute(&self.pool)
-        .await?;
+        .await
+        .or_internal()?;
         Ok(done.rows_affected() > 0)
     }
 
@@ -306,7 +329,8 @@ impl PatRepo for SqlRepo {
         .bind(now)
         .bind(now - crate::time::MINUTE_MS)
         .execute(&self.pool)
-        .await?;
+        .await
+        .or_internal()?;
         Ok(())
     }
 }
@@ -320,9 +344,15 @@ impl ThrottleRepo for SqlRepo {
         .bind(email)
         .bind(client)
         .fetch_optional(&self.pool)
-        .await?;
-        row.map(|r| Ok((r.try_get("failures")?, r.try_get("last_failure_at")?)))
-            .transpose()
+        .await
+        .or_internal()?;
+        row.map(|r| {
+            Ok((
+                r.try_get("failures").or_internal()?,
+                r.try_get("last_failure_at").or_internal()?,
+            ))
+        })
+        .transpose()
     }
 
     async fn record_login_failure(&self, email: &str, client: &str, now: i64) -> Result<i64> {
@@ -340,8 +370,9 @@ impl ThrottleRepo for SqlRepo {
         .bind(now)
         .bind(now - crate::time::DAY_MS)
         .fetch_one(&self.pool)
-        .await?;
-        Ok(row.try_get("failures")?)
+        .await
+        .or_internal()?;
+        Ok(row.try_get("failures").or_internal()?)
     }
 
     async fn clear_login_failures(&self, email: &str, client: &str) -> Result<()> {
@@ -349,7 +380,8 @@ impl ThrottleRepo for SqlRepo {
             .bind(email)
             .bind(client)
             .execute(&self.pool)
-            .await?;
+            .await
+            .or_internal()?;
         Ok(())
     }
 }

@@ -7,13 +7,14 @@ use super::{
     state, uuid, SqlRepo,
 };
 use crate::db::albums::*;
-use crate::domain::album::Album;
-use crate::domain::album::{Policy, PublishMode};
-use crate::domain::crop::CropSpec;
-use crate::domain::image::Image;
-use crate::domain::moderation::Takedown;
+use crate::error::OrInternal;
 use crate::Result;
 use async_trait::async_trait;
+use lightbox_domain::album::Album;
+use lightbox_domain::album::{Policy, PublishMode};
+use lightbox_domain::crop::CropSpec;
+use lightbox_domain::image::Image;
+use lightbox_domain::moderation::Takedown;
 use sqlx::any::AnyRow;
 use sqlx::Row;
 use uuid::Uuid;
@@ -27,20 +28,20 @@ pub(super) fn album_row(r: &AnyRow) -> Result<Album> {
     Ok(Album {
         id: uuid(r, "id")?,
         owner_id: uuid(r, "owner_id")?,
-        name: r.try_get("name")?,
-        description: r.try_get("description")?,
+        name: r.try_get("name").or_internal()?,
+        description: r.try_get("description").or_internal()?,
         is_default: flag(r, "is_default")?,
-        created_at: r.try_get("created_at")?,
+        created_at: r.try_get("created_at").or_internal()?,
         mode: state(r, "mode", PublishMode::parse)?,
         last_published_mode: opt_state(r, "last_published_mode", PublishMode::parse)?,
-        published_at: r.try_get("published_at")?,
-        policy: Policy::parse(&r.try_get::<String, _>("policy")?),
+        published_at: r.try_get("published_at").or_internal()?,
+        policy: Policy::parse(&r.try_get::<String, _>("policy").or_internal()?),
         cover_image_id: opt_uuid(r, "cover_image_id")?,
         takedown: Takedown {
-            at: r.try_get("taken_down_at")?,
-            reason: r.try_get("takedown_reason")?,
+            at: r.try_get("taken_down_at").or_internal()?,
+            reason: r.try_get("takedown_reason").or_internal()?,
         },
-        image_count: r.try_get("image_count")?,
+        image_count: r.try_get("image_count").or_internal()?,
     })
 }
 
@@ -70,7 +71,7 @@ impl AlbumRepo for SqlRepo {
         .bind(a.mode.as_str())
         .bind(stored_policy(&a.policy))
         .execute(&self.pool)
-        .await?;
+        .await.or_internal()?;
         Ok(())
     }
 
@@ -83,7 +84,8 @@ impl AlbumRepo for SqlRepo {
             .bind(id.to_string())
             .bind(owner.map(|o| o.to_string()).unwrap_or_default())
             .fetch_optional(&self.pool)
-            .await?;
+            .await
+            .or_internal()?;
         row.as_ref().map(album_row).transpose()
     }
 
@@ -95,7 +97,8 @@ impl AlbumRepo for SqlRepo {
         let rows = sqlx::query(&q)
             .bind(owner.to_string())
             .fetch_all(&self.pool)
-            .await?;
+            .await
+            .or_internal()?;
         map_rows(&rows, album_row)
     }
 
@@ -115,7 +118,8 @@ impl AlbumRepo for SqlRepo {
         .bind(name)
         .bind(description)
         .execute(&self.pool)
-        .await?;
+        .await
+        .or_internal()?;
         Ok(done.rows_affected() > 0)
     }
 
@@ -128,7 +132,7 @@ impl AlbumRepo for SqlRepo {
         hold_until: i64,
     ) -> Result<Option<Vec<Uuid>>> {
         retry_deadlocks(move || async move {
-            let mut tx = self.pool.begin().await?;
+            let mut tx = self.pool.begin().await.or_internal()?;
             lock_photos_first(&mut tx, self.engine, "album_id = $1", id).await?;
             let gone = sqlx::query(
                 "UPDATE albums SET deleted_at = $3, cover_image_id = NULL \
@@ -138,14 +142,14 @@ impl AlbumRepo for SqlRepo {
             .bind(owner.to_string())
             .bind(now)
             .execute(&mut *tx)
-            .await?;
+            .await.or_internal()?;
             if gone.rows_affected() == 0 {
                 return Ok(None);
             }
             let moved = sqlx::query("SELECT id FROM images WHERE album_id = $1")
                 .bind(id.to_string())
                 .fetch_all(&mut *tx)
-                .await?;
+                .await.or_internal()?;
             let moved = moved
                 .iter()
                 .map(|r| uuid(r, "id"))
@@ -157,7 +161,7 @@ impl AlbumRepo for SqlRepo {
             .bind(id.to_string())
             .bind(to.to_string())
             .execute(&mut *tx)
-            .await?;
+            .await.or_internal()?;
             cover_in_taken_down_folder(&mut *tx, "i.album_id", to).await?;
             // A taken-down folder's aliases stay as they are (and count against
             // the quota) until it is restored: moderation is not undone by
@@ -170,19 +174,19 @@ impl AlbumRepo for SqlRepo {
             .bind(id.to_string())
             .bind(hold_until)
             .execute(&mut *tx)
-            .await?;
+            .await.or_internal()?;
             sqlx::query(
                 "UPDATE share_links SET retired_at = $2 WHERE album_id = $1 AND retired_at IS NULL",
             )
             .bind(id.to_string())
             .bind(now)
             .execute(&mut *tx)
-            .await?;
+            .await.or_internal()?;
             sqlx::query("DELETE FROM album_crops WHERE album_id = $1")
                 .bind(id.to_string())
                 .execute(&mut *tx)
-                .await?;
-            tx.commit().await?;
+                .await.or_internal()?;
+            tx.commit().await.or_internal()?;
             Ok(Some(moved))
         })
         .await
@@ -195,7 +199,8 @@ impl AlbumRepo for SqlRepo {
         let rows = sqlx::query(&q)
             .bind(album.to_string())
             .fetch_all(&self.pool)
-            .await?;
+            .await
+            .or_internal()?;
         map_rows(&rows, image_row)
     }
 
@@ -204,7 +209,7 @@ impl AlbumRepo for SqlRepo {
         // locks them: in the order the owner sent, two reorders (or a
         // reorder and a takedown) locked them in opposite orders.
         retry_deadlocks(move || async move {
-            let mut tx = self.pool.begin().await?;
+            let mut tx = self.pool.begin().await.or_internal()?;
             lock_photos_first(&mut tx, self.engine, "album_id = $1", album).await?;
             for (i, id) in ids.iter().enumerate() {
                 sqlx::query("UPDATE images SET position = $3 WHERE id = $1 AND album_id = $2")
@@ -212,9 +217,10 @@ impl AlbumRepo for SqlRepo {
                     .bind(album.to_string())
                     .bind(i as i64)
                     .execute(&mut *tx)
-                    .await?;
+                    .await
+                    .or_internal()?;
             }
-            tx.commit().await?;
+            tx.commit().await.or_internal()?;
             Ok(())
         })
         .await
@@ -226,13 +232,14 @@ impl AlbumRepo for SqlRepo {
         )
         .bind(album.to_string())
         .fetch_all(&self.pool)
-        .await?;
+        .await
+        .or_internal()?;
         rows.iter().map(|r| json(r, "spec")).collect()
     }
 
     async fn set_album_crop(&self, album: Uuid, spec: &CropSpec, now: i64) -> Result<bool> {
         let limit = crate::limits::MAX_FOLDER_RULES as i64;
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.pool.begin().await.or_internal()?;
         // Rule changes of one folder queue on its row, so each counts the
         // others' rules.
         lock_parent(&mut tx, self.engine, "albums", album).await?;
@@ -248,8 +255,9 @@ impl AlbumRepo for SqlRepo {
         .bind(now)
         .bind(limit)
         .execute(&mut *tx)
-        .await?;
-        tx.commit().await?;
+        .await
+        .or_internal()?;
+        tx.commit().await.or_internal()?;
         Ok(written.rows_affected() > 0)
     }
 
@@ -258,7 +266,8 @@ impl AlbumRepo for SqlRepo {
             .bind(album.to_string())
             .bind(code)
             .execute(&self.pool)
-            .await?;
+            .await
+            .or_internal()?;
         Ok(done.rows_affected() > 0)
     }
 
@@ -267,7 +276,8 @@ impl AlbumRepo for SqlRepo {
             .bind(album.to_string())
             .bind(stored_policy(policy))
             .execute(&self.pool)
-            .await?;
+            .await
+            .or_internal()?;
         Ok(())
     }
 
@@ -276,7 +286,8 @@ impl AlbumRepo for SqlRepo {
             .bind(album.to_string())
             .bind(image.map(|i| i.to_string()))
             .execute(&self.pool)
-            .await?;
+            .await
+            .or_internal()?;
         Ok(())
     }
 }

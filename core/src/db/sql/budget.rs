@@ -2,6 +2,7 @@
 
 use super::SqlRepo;
 use crate::db::budget::BudgetRepo;
+use crate::error::OrInternal;
 use crate::Result;
 use async_trait::async_trait;
 use sqlx::Row;
@@ -20,7 +21,8 @@ impl BudgetRepo for SqlRepo {
         .bind(reason)
         .bind(now)
         .execute(&self.pool)
-        .await?;
+        .await
+        .or_internal()?;
         Ok(())
     }
 
@@ -30,8 +32,8 @@ impl BudgetRepo for SqlRepo {
         )
         .bind(owner.to_string())
         .fetch_one(&self.pool)
-        .await?;
-        Ok(row.try_get("n")?)
+        .await.or_internal()?;
+        Ok(row.try_get("n").or_internal()?)
     }
 
     async fn pending_of(&self, owner: Uuid) -> Result<i64> {
@@ -40,7 +42,8 @@ impl BudgetRepo for SqlRepo {
         )
         .bind(owner.to_string())
         .fetch_one(&self.pool)
-        .await?;
-        Ok(row.try_get("n")?)
+        .await
+        .or_internal()?;
+        Ok(row.try_get("n").or_internal()?)
     }
 }

@@ -2,10 +2,11 @@
 
 use super::{lock_parent, uuid, SqlRepo};
 use crate::db::details::DetailsRepo;
-use crate::domain::details::{Clip, Details};
-use crate::domain::focus::Point;
+use crate::error::OrInternal;
 use crate::{Error, Result};
 use async_trait::async_trait;
+use lightbox_domain::details::{Clip, Details};
+use lightbox_domain::focus::Point;
 use sqlx::any::AnyRow;
 use sqlx::Row;
 use uuid::Uuid;
@@ -16,7 +17,7 @@ fn to_json<T: serde::Serialize>(v: &T) -> Result<String> {
 
 /// A JSON column that may be empty; unreadable text reads as absent.
 fn opt_json<T: serde::de::DeserializeOwned>(row: &AnyRow, col: &str) -> Result<Option<T>> {
-    Ok(parsed(row.try_get(col)?))
+    Ok(parsed(row.try_get(col).or_internal()?))
 }
 
 pub(super) fn parsed<T: serde::de::DeserializeOwned>(text: Option<String>) -> Option<T> {
@@ -28,7 +29,7 @@ const DETAIL_COLS: &str = "image_id, focus, placeholder, motion, salient";
 fn details_row(row: &AnyRow) -> Result<(Uuid, Details)> {
     let details = Details {
         focus: opt_json(row, "focus")?,
-        placeholder: row.try_get("placeholder")?,
+        placeholder: row.try_get("placeholder").or_internal()?,
         motion: opt_json(row, "motion")?,
         salient: opt_json(row, "salient")?,
     };
@@ -57,7 +58,8 @@ impl DetailsRepo for SqlRepo {
         .bind(image_id.to_string())
         .bind(to_json(&clip)?)
         .execute(&self.pool)
-        .await?;
+        .await
+        .or_internal()?;
         Ok(())
     }
 
@@ -71,12 +73,13 @@ impl DetailsRepo for SqlRepo {
         .bind(hash.to_owned())
         .bind(to_json(&salient)?)
         .execute(&self.pool)
-        .await?;
+        .await
+        .or_internal()?;
         Ok(())
     }
 
     async fn set_focus(&self, image_id: Uuid, focus: Option<Point>, bump: &[String]) -> Result<()> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.pool.begin().await.or_internal()?;
         // The photo first, as a deletion takes it: one deleted meanwhile is
         // not found, not a foreign key's failure.
         if !lock_parent(&mut tx, self.engine, "images", image_id).await? {
@@ -89,7 +92,8 @@ impl DetailsRepo for SqlRepo {
         .bind(image_id.to_string())
         .bind(focus.map(|f| to_json(&f)).transpose()?)
         .execute(&mut *tx)
-        .await?;
+        .await
+        .or_internal()?;
         if !bump.is_empty() {
             let q = format!(
                 "UPDATE renders SET version = version + 1 WHERE image_id = $1 AND code IN ({})",
@@ -102,9 +106,9 @@ impl DetailsRepo for SqlRepo {
             for code in bump {
                 query = query.bind(code.clone());
             }
-            query.execute(&mut *tx).await?;
+            query.execute(&mut *tx).await.or_internal()?;
         }
-        tx.commit().await?;
+        tx.commit().await.or_internal()?;
         Ok(())
     }
 }

@@ -10,6 +10,7 @@
 
 use super::SqlRepo;
 use crate::db::folders::FolderCounts;
+use crate::error::OrInternal;
 use crate::Result;
 use sqlx::any::AnyRow;
 use sqlx::Row;
@@ -31,7 +32,7 @@ impl Tally {
     fn read(row: &AnyRow) -> Result<Tally> {
         let mut t = [0; 8];
         for (i, col) in t.iter_mut().enumerate() {
-            *col = row.try_get::<i64, _>(i + 2)?;
+            *col = row.try_get::<i64, _>(i + 2).or_internal()?;
         }
         Ok(Tally(t))
     }
@@ -41,15 +42,16 @@ pub(super) async fn folder_counts(repo: &SqlRepo, album: uuid::Uuid) -> Result<F
     let rows = sqlx::query(QUERY)
         .bind(album.to_string())
         .fetch_all(&repo.pool)
-        .await?;
+        .await
+        .or_internal()?;
     let mut classes: HashMap<String, Tally> = HashMap::new();
     let mut down = false;
     for row in &rows {
-        let part: String = row.try_get("part")?;
+        let part: String = row.try_get("part").or_internal()?;
         if part == "down" {
             down = true;
         } else {
-            classes.insert(row.try_get("class")?, Tally::read(row)?);
+            classes.insert(row.try_get("class").or_internal()?, Tally::read(row)?);
         }
     }
     Ok(counts(&classes, down))

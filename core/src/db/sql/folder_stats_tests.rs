@@ -5,9 +5,10 @@
 use super::super::folders::tests::{drop_database, owner_with_folder, photo, repo};
 use super::super::{retry_deadlocks, Engine};
 use crate::db::{AlbumRepo, FolderRepo, ImageChange, ImageRepo, Moderated, SharingRepo};
-use crate::domain::album::Album;
-use crate::domain::counts::count;
-use crate::domain::image::ImageStatus;
+use crate::error::OrInternal;
+use lightbox_domain::album::Album;
+use lightbox_domain::counts::count;
+use lightbox_domain::image::ImageStatus;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
@@ -167,17 +168,19 @@ async fn a_deadlock_victim_runs_again_and_other_errors_stand() {
     let before = counted();
     let done = retry_deadlocks(|| async {
         let n = attempts.fetch_add(1, Ordering::SeqCst);
-        let mut mine = repo.pool.begin().await?;
+        let mut mine = repo.pool.begin().await.or_internal()?;
         sqlx::query(lock)
             .bind(a.id.to_string())
             .execute(&mut *mine)
-            .await?;
+            .await
+            .or_internal()?;
         if n == 0 {
-            let mut theirs = repo.pool.begin().await?;
+            let mut theirs = repo.pool.begin().await.or_internal()?;
             sqlx::query(lock)
                 .bind(b.id.to_string())
                 .execute(&mut *theirs)
-                .await?;
+                .await
+                .or_internal()?;
             let (watch, a_id) = (repo.clone(), a.id);
             let closes_the_cycle = tokio::spawn(async move {
                 wait_for_a_lock_wait(&watch).await;
@@ -191,10 +194,10 @@ async fn a_deadlock_victim_runs_again_and_other_errors_stand() {
                 .await;
             drop(mine);
             closes_the_cycle.await.unwrap();
-            waited?;
+            waited.or_internal()?;
             return Ok(n);
         }
-        mine.commit().await?;
+        mine.commit().await.or_internal()?;
         Ok(n)
     })
     .await;
@@ -207,7 +210,8 @@ async fn a_deadlock_victim_runs_again_and_other_errors_stand() {
         tries.fetch_add(1, Ordering::SeqCst);
         sqlx::query("SELECT no_such_column FROM images")
             .execute(&repo.pool)
-            .await?;
+            .await
+            .or_internal()?;
         Ok(())
     })
     .await;
@@ -270,9 +274,9 @@ async fn a_deletion_returns_the_files_its_rows_named_when_they_went() {
     let repo = repo().await;
     let (owner, x) = owner_with_folder(&repo).await;
     let p = photo(2, owner, x.id);
-    let thumb = crate::domain::crop::default_presets()
+    let thumb = lightbox_domain::crop::default_presets()
         .into_iter()
-        .map(|spec| crate::domain::render::Render::pending(p.id, spec))
+        .map(|spec| lightbox_domain::render::Render::pending(p.id, spec))
         .find(|r| r.code == "thumb")
         .unwrap();
     repo.insert_image(&p, std::slice::from_ref(&thumb))
@@ -307,10 +311,10 @@ async fn a_deletion_returns_the_files_its_rows_named_when_they_went() {
 async fn writes_to_a_photo_deleted_meanwhile_find_it_gone() {
     use crate::db::jobs::{JobRepo, NewJob};
     use crate::db::{DetailsRepo, OutboxRepo, RenderRepo};
-    use crate::domain::crop::CropSpec;
+    use lightbox_domain::crop::CropSpec;
     let repo = repo().await;
     let (owner, x) = owner_with_folder(&repo).await;
-    let mut spec = crate::domain::crop::default_presets().remove(0);
+    let mut spec = lightbox_domain::crop::default_presets().remove(0);
     spec.code = "mine".to_owned();
     let kept = photo(3, owner, x.id);
     repo.insert_image(&kept, &[]).await.unwrap();

@@ -8,10 +8,11 @@
 use super::image_rows::{image_row, IMAGE_COLS};
 use super::{bind_all, map_rows, SqlRepo, Val};
 use crate::db::folders::{FolderCounts, FolderRepo, Walk};
-use crate::domain::album::Order;
-use crate::domain::image::Image;
+use crate::error::OrInternal;
 use crate::Result;
 use async_trait::async_trait;
+use lightbox_domain::album::Order;
+use lightbox_domain::image::Image;
 use sqlx::Row;
 use std::sync::LazyLock;
 use uuid::Uuid;
@@ -211,7 +212,8 @@ impl FolderRepo for SqlRepo {
             );
             let rows = bind_all(sqlx::query(&q).bind(album.to_string()), vals)
                 .fetch_all(&self.pool)
-                .await?;
+                .await
+                .or_internal()?;
             out.extend(map_rows(&rows, image_row)?);
         }
         let skip = out.len().min(walk.skip as usize);
@@ -241,8 +243,9 @@ impl FolderRepo for SqlRepo {
             );
             let row = bind_all(sqlx::query(&q).bind(album.to_string()), vals)
                 .fetch_one(&self.pool)
-                .await?;
-            n += row.try_get::<i64, _>("n")?;
+                .await
+                .or_internal()?;
+            n += row.try_get::<i64, _>("n").or_internal()?;
         }
         Ok(Some(n))
     }
@@ -256,7 +259,8 @@ impl FolderRepo for SqlRepo {
             .bind(album.to_string())
             .bind(photo.to_string())
             .fetch_optional(&self.pool)
-            .await?;
+            .await
+            .or_internal()?;
         row.as_ref().map(image_row).transpose()
     }
 
@@ -268,7 +272,7 @@ impl FolderRepo for SqlRepo {
 #[cfg(test)]
 mod shown {
     use super::SHOWN;
-    use crate::domain::image::MIN_VISIBLE_SIDE;
+    use lightbox_domain::image::MIN_VISIBLE_SIDE;
 
     #[test]
     fn the_partial_indexes_say_what_the_walks_ask() {

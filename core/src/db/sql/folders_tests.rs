@@ -7,13 +7,13 @@ use super::SqlRepo;
 use crate::db::{
     AlbumRepo, FolderRepo, ImageChange, ImageRepo, Moderated, SharingRepo, UserRepo, Walk,
 };
-use crate::domain::accounts::User;
-use crate::domain::album::{Album, Order, Policy};
-use crate::domain::counts::count;
-use crate::domain::crop::Format;
-use crate::domain::exif::{ExifInfo, ExifVisibility, Gps};
-use crate::domain::image::{Image, ImageStatus};
-use crate::domain::moderation::Takedown;
+use lightbox_domain::accounts::User;
+use lightbox_domain::album::{Album, Order, Policy};
+use lightbox_domain::counts::count;
+use lightbox_domain::crop::Format;
+use lightbox_domain::exif::{ExifInfo, ExifVisibility, Gps};
+use lightbox_domain::image::{Image, ImageStatus};
+use lightbox_domain::moderation::Takedown;
 use uuid::Uuid;
 
 pub(crate) fn photo(n: u32, owner: Uuid, album: Uuid) -> Image {

@@ -2,10 +2,11 @@
 //! domain `Image` they make.
 
 use super::{lenient_of, opt_state_of, state_of, unsigned_of, uuid_of};
-use crate::domain::crop::Format;
-use crate::domain::image::{Image, ImageStatus, Visibility};
-use crate::domain::moderation::Takedown;
+use crate::error::OrInternal;
 use crate::Result;
+use lightbox_domain::crop::Format;
+use lightbox_domain::image::{Image, ImageStatus, Visibility};
+use lightbox_domain::moderation::Takedown;
 use sqlx::any::AnyRow;
 use sqlx::FromRow;
 
@@ -101,5 +102,5 @@ impl ImageCols {
 }
 
 pub(super) fn image_row(r: &AnyRow) -> Result<Image> {
-    ImageCols::from_row(r)?.into_image()
+    ImageCols::from_row(r).or_internal()?.into_image()
 }

@@ -17,10 +17,11 @@ use super::image_rows::{ImageCols, IMAGE_COLS, IMAGE_FIELDS};
 use super::render_rows::{in_code_order, RenderCols, Specs};
 use super::{bind_all, unreadable, SqlRepo, Val};
 use crate::db::ImageView;
-use crate::domain::crop::CropSpec;
-use crate::domain::details::Details;
-use crate::domain::render::Render;
+use crate::error::OrInternal;
 use crate::Result;
+use lightbox_domain::crop::CropSpec;
+use lightbox_domain::details::Details;
+use lightbox_domain::render::Render;
 use serde::Deserialize;
 use sqlx::postgres::PgRow;
 use sqlx::{FromRow, PgPool, Row};
@@ -35,8 +36,9 @@ pub(super) async fn read(repo: &SqlRepo, filter: &str, vals: Vec<Val>) -> Result
             let q = page_query(filter);
             let row = bind_all(sqlx::query(&q), vals)
                 .fetch_one(&repo.pool)
-                .await?;
-            views(&row.try_get::<String, _>("page")?)
+                .await
+                .or_internal()?;
+            views(&row.try_get::<String, _>("page").or_internal()?)
         }
     }
 }
@@ -59,7 +61,10 @@ async fn assembled(pg: &PgPool, filter: &str, vals: Vec<Val>) -> Result<Vec<Imag
          r.* FROM images LEFT JOIN image_details d ON d.image_id = images.id \
          LEFT JOIN LATERAL ({RENDER_ARRAYS} WHERE image_id = images.id) AS r ON true {filter}"
     );
-    let rows = bind_all(sqlx::query(&q), vals).fetch_all(pg).await?;
+    let rows = bind_all(sqlx::query(&q), vals)
+        .fetch_all(pg)
+        .await
+        .or_internal()?;
     let mut specs = Specs::default();
     rows.iter().map(|row| photo_view(row, &mut specs)).collect()
 }
@@ -135,9 +140,11 @@ fn same_length<T>(array: Option<Vec<T>>, n: usize) -> Result<Vec<T>> {
 
 /// A photo of `assembled`'s statement.
 fn photo_view(row: &PgRow, specs: &mut Specs) -> Result<ImageView> {
-    let p = PhotoRow::from_row(row)?;
+    let p = PhotoRow::from_row(row).or_internal()?;
     let image = p.image.into_image()?;
-    let renders = RenderArrays::from_row(row)?.into_renders(image.id, specs)?;
+    let renders = RenderArrays::from_row(row)
+        .or_internal()?
+        .into_renders(image.id, specs)?;
     let custom_crops = match p.crops_json {
         Some(text) => serde_json::from_str(&text).map_err(|e| unreadable("spec", e))?,
         None => Vec::new(),

@@ -5,11 +5,11 @@
 use super::super::folders::tests::{drop_database, owner_with_folder, photo, repo};
 use super::super::SqlRepo;
 use crate::db::{BudgetRepo, DetailsRepo, ImageRepo, ImageView, RenderRepo};
-use crate::domain::crop::{default_presets, CropSpec, Format, Mode, SpecSource};
-use crate::domain::details::Clip;
-use crate::domain::focus::Point;
-use crate::domain::image::ImageStatus;
-use crate::domain::render::{Produced, Render};
+use lightbox_domain::crop::{default_presets, CropSpec, Format, Mode, SpecSource};
+use lightbox_domain::details::Clip;
+use lightbox_domain::focus::Point;
+use lightbox_domain::image::ImageStatus;
+use lightbox_domain::render::{Produced, Render};
 use uuid::Uuid;
 
 /// The view as the five statements before it read it.

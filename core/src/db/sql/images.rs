@@ -5,10 +5,11 @@ use super::image_views;
 use super::renders::insert_render;
 use super::{holding, retry_deadlocks, uuid, Engine, SqlRepo, Val};
 use crate::db::images::*;
-use crate::domain::image::{captioned, Image, ImageStatus};
-use crate::domain::render::Render;
+use crate::error::OrInternal;
 use crate::Result;
 use async_trait::async_trait;
+use lightbox_domain::image::{captioned, Image, ImageStatus};
+use lightbox_domain::render::Render;
 use sqlx::Row;
 use uuid::Uuid;
 
@@ -25,7 +26,8 @@ impl ImageRepo for SqlRepo {
         let found = sqlx::query(find)
             .bind(owner.to_string())
             .fetch_optional(&self.pool)
-            .await?;
+            .await
+            .or_internal()?;
         if let Some(row) = found {
             return uuid(&row, "id");
         }
@@ -38,17 +40,18 @@ impl ImageRepo for SqlRepo {
         .bind(owner.to_string())
         .bind(now)
         .execute(&self.pool)
-        .await?;
+        .await.or_internal()?;
         let row = sqlx::query(find)
             .bind(owner.to_string())
             .fetch_one(&self.pool)
-            .await?;
+            .await
+            .or_internal()?;
         uuid(&row, "id")
     }
 
     async fn insert_image(&self, i: &Image, renders: &[Render]) -> Result<()> {
         retry_deadlocks(move || async move {
-            let mut tx = self.pool.begin().await?;
+            let mut tx = self.pool.begin().await.or_internal()?;
             if !hold_live_folder(&mut tx, self.engine, i.owner_id, i.album_id).await? {
                 return Err(crate::Error::NotFound);
             }
@@ -82,13 +85,14 @@ impl ImageRepo for SqlRepo {
             .bind(i64::from(i.exif_visibility.camera))
             .bind(i64::from(i.is_captioned()))
             .execute(&mut *tx)
-            .await?;
+            .await
+            .or_internal()?;
             for r in renders {
                 insert_render(&mut *tx, r).await?;
             }
             cover_in_taken_down_folder(&mut *tx, "i.id", i.id).await?;
             super::outbox::add(&mut tx, self.engine, i.id, i.created_at).await?;
-            tx.commit().await?;
+            tx.commit().await.or_internal()?;
             Ok(())
         })
         .await
@@ -101,7 +105,8 @@ impl ImageRepo for SqlRepo {
             .bind(id.to_string())
             .bind(owner.map(|o| o.to_string()).unwrap_or_default())
             .fetch_optional(&self.pool)
-            .await?;
+            .await
+            .or_internal()?;
         row.as_ref().map(image_row).transpose()
     }
 
@@ -147,7 +152,8 @@ impl ImageRepo for SqlRepo {
             .bind(image_id.to_string())
             .bind(status.as_str())
             .execute(&self.pool)
-            .await?;
+            .await
+            .or_internal()?;
         Ok(())
     }
 
@@ -155,7 +161,8 @@ impl ImageRepo for SqlRepo {
         let rows = sqlx::query("SELECT id FROM images WHERE status = $1 ORDER BY created_at")
             .bind(status.as_str())
             .fetch_all(&self.pool)
-            .await?;
+            .await
+            .or_internal()?;
         rows.iter().map(|r| uuid(r, "id")).collect()
     }
 
@@ -173,7 +180,8 @@ impl ImageRepo for SqlRepo {
         )
         .bind(ImageStatus::Ready.as_str())
         .fetch_all(&self.pool)
-        .await?;
+        .await
+        .or_internal()?;
         rows.iter().map(|r| uuid(r, "id")).collect()
     }
 
@@ -184,13 +192,14 @@ impl ImageRepo for SqlRepo {
         .bind(album.to_string())
         .bind(owner.to_string())
         .fetch_optional(&self.pool)
-        .await?;
+        .await
+        .or_internal()?;
         Ok(row.is_some())
     }
 
     async fn update_image(&self, owner: Uuid, id: Uuid, c: &ImageChange) -> Result<bool> {
         retry_deadlocks(move || async move {
-            let mut tx = self.pool.begin().await?;
+            let mut tx = self.pool.begin().await.or_internal()?;
             if let Some(to) = c.album_id {
                 if !hold_live_folder(&mut tx, self.engine, owner, to).await? {
                     return Ok(false);
@@ -216,14 +225,14 @@ impl ImageRepo for SqlRepo {
             .bind(c.exif_visibility.map(|v| i64::from(v.datetime)))
             .bind(c.exif_visibility.map(|v| i64::from(v.camera)))
             .execute(&mut *tx)
-            .await?;
+            .await.or_internal()?;
             if c.title.is_some() || c.description.is_some() {
                 set_captioned(&mut tx, id).await?;
             }
             if c.album_id.is_some() {
                 cover_in_taken_down_folder(&mut *tx, "i.id", id).await?;
             }
-            tx.commit().await?;
+            tx.commit().await.or_internal()?;
             Ok(done.rows_affected() > 0)
         })
         .await
@@ -243,33 +252,37 @@ impl ImageRepo for SqlRepo {
         );
         let held = held.as_str();
         retry_deadlocks(move || async move {
-            let mut tx = self.pool.begin().await?;
+            let mut tx = self.pool.begin().await.or_internal()?;
             let photo = sqlx::query(held)
                 .bind(id.to_string())
                 .bind(owner.to_string())
                 .fetch_optional(&mut *tx)
-                .await?;
+                .await
+                .or_internal()?;
             let Some(photo) = photo else {
                 return Ok(None);
             };
             sqlx::query("DELETE FROM custom_crops WHERE image_id = $1")
                 .bind(id.to_string())
                 .execute(&mut *tx)
-                .await?;
+                .await
+                .or_internal()?;
             let renders = sqlx::query("DELETE FROM renders WHERE image_id = $1 RETURNING blob_key")
                 .bind(id.to_string())
                 .fetch_all(&mut *tx)
-                .await?;
+                .await
+                .or_internal()?;
             let mut keys = Vec::with_capacity(renders.len() + 1);
             for r in &renders {
-                keys.extend(r.try_get::<Option<String>, _>("blob_key")?);
+                keys.extend(r.try_get::<Option<String>, _>("blob_key").or_internal()?);
             }
-            keys.push(photo.try_get("original_key")?);
+            keys.push(photo.try_get("original_key").or_internal()?);
             sqlx::query("DELETE FROM images WHERE id = $1")
                 .bind(id.to_string())
                 .execute(&mut *tx)
-                .await?;
-            tx.commit().await?;
+                .await
+                .or_internal()?;
+            tx.commit().await.or_internal()?;
             Ok(Some(keys))
         })
         .await
@@ -293,7 +306,8 @@ async fn hold_live_folder(
         .bind(id.to_string())
         .bind(owner.to_string())
         .fetch_optional(&mut **tx)
-        .await?;
+        .await
+        .or_internal()?;
     Ok(held.is_some())
 }
 
@@ -314,7 +328,8 @@ pub(super) async fn cover_in_taken_down_folder<'e>(
     ))
     .bind(id.to_string())
     .execute(db)
-    .await?;
+    .await
+    .or_internal()?;
     Ok(())
 }
 
@@ -323,15 +338,19 @@ async fn set_captioned(tx: &mut sqlx::Transaction<'_, sqlx::Any>, id: Uuid) -> R
     let row = sqlx::query("SELECT title, description FROM images WHERE id = $1")
         .bind(id.to_string())
         .fetch_optional(&mut **tx)
-        .await?;
+        .await
+        .or_internal()?;
     let Some(row) = row else { return Ok(()) };
-    let (title, description): (String, String) =
-        (row.try_get("title")?, row.try_get("description")?);
+    let (title, description): (String, String) = (
+        row.try_get("title").or_internal()?,
+        row.try_get("description").or_internal()?,
+    );
     sqlx::query("UPDATE images SET captioned = $2 WHERE id = $1")
         .bind(id.to_string())
         .bind(i64::from(captioned(&title, &description)))
         .execute(&mut **tx)
-        .await?;
+        .await
+        .or_internal()?;
     Ok(())
 }
 

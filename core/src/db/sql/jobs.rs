@@ -2,9 +2,10 @@
 
 use super::{bind_ids, key_share, placeholders, retry_deadlocks, SqlRepo};
 use crate::db::jobs::{JobRepo, NewJob};
-use crate::domain::jobs::{ItemState, JobCounts};
+use crate::error::OrInternal;
 use crate::Result;
 use async_trait::async_trait;
+use lightbox_domain::jobs::{ItemState, JobCounts};
 use sqlx::Row;
 use uuid::Uuid;
 
@@ -17,7 +18,7 @@ impl JobRepo for SqlRepo {
     async fn insert_job(&self, job: &NewJob<'_>) -> Result<i64> {
         let hold = key_share(self.engine);
         retry_deadlocks(move || async move {
-            let mut tx = self.pool.begin().await?;
+            let mut tx = self.pool.begin().await.or_internal()?;
             let row = sqlx::query(
                 "INSERT INTO render_jobs (owner_id, album_id, reason, image_count, created_at) \
                  VALUES ($1, $2, $3, $4, $5) RETURNING id",
@@ -28,8 +29,9 @@ impl JobRepo for SqlRepo {
             .bind(job.images.len() as i64)
             .bind(job.now)
             .fetch_one(&mut *tx)
-            .await?;
-            let id: i64 = row.try_get("id")?;
+            .await
+            .or_internal()?;
+            let id: i64 = row.try_get("id").or_internal()?;
             // A folder's photos in a few statements, not one per photo. The
             // job id is a number the database just gave, so it goes in as
             // text.
@@ -42,7 +44,8 @@ impl JobRepo for SqlRepo {
                 );
                 held += bind_ids(sqlx::query(&q), chunk)
                     .execute(&mut *tx)
-                    .await?
+                    .await
+                    .or_internal()?
                     .rows_affected();
             }
             if held != job.images.len() as u64 {
@@ -50,9 +53,10 @@ impl JobRepo for SqlRepo {
                     .bind(held as i64)
                     .bind(id)
                     .execute(&mut *tx)
-                    .await?;
+                    .await
+                    .or_internal()?;
             }
-            tx.commit().await?;
+            tx.commit().await.or_internal()?;
             Ok(id)
         })
         .await
@@ -70,14 +74,15 @@ impl JobRepo for SqlRepo {
         .bind(id)
         .bind(owner.to_string())
         .fetch_optional(&self.pool)
-        .await?;
+        .await
+        .or_internal()?;
         row.map(|r| {
             Ok(JobCounts {
-                id: r.try_get("id")?,
-                kind: r.try_get("reason")?,
-                total: r.try_get("image_count")?,
-                queued: r.try_get("queued")?,
-                failed: r.try_get("failed")?,
+                id: r.try_get("id").or_internal()?,
+                kind: r.try_get("reason").or_internal()?,
+                total: r.try_get("image_count").or_internal()?,
+                queued: r.try_get("queued").or_internal()?,
+                failed: r.try_get("failed").or_internal()?,
             })
         })
         .transpose()
@@ -89,8 +94,11 @@ impl JobRepo for SqlRepo {
         )
         .bind(image.to_string())
         .fetch_all(&self.pool)
-        .await?;
-        rows.iter().map(|r| Ok(r.try_get("job_id")?)).collect()
+        .await
+        .or_internal()?;
+        rows.iter()
+            .map(|r| r.try_get("job_id").or_internal())
+            .collect()
     }
 
     async fn settle_job_items(&self, image: Uuid, jobs: &[i64], state: ItemState) -> Result<()> {
@@ -104,7 +112,8 @@ impl JobRepo for SqlRepo {
             .bind(job)
             .bind(state.as_str())
             .execute(&self.pool)
-            .await?;
+            .await
+            .or_internal()?;
         }
         Ok(())
     }
@@ -114,7 +123,7 @@ impl JobRepo for SqlRepo {
 mod tests {
     use super::super::folders::tests::{drop_database, owner_with_folder, photo, repo};
     use crate::db::{ImageRepo, JobRepo, NewJob};
-    use crate::domain::jobs::ItemState;
+    use lightbox_domain::jobs::ItemState;
 
     #[tokio::test]
     async fn a_run_settles_the_jobs_it_read_and_no_later_one() {

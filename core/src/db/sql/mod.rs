@@ -21,6 +21,7 @@ mod resources;
 mod sharing;
 
 use super::*;
+use crate::error::OrInternal;
 use crate::Error;
 use sqlx::any::AnyRow;
 use sqlx::migrate::Migrator;
@@ -66,7 +67,7 @@ fn unreadable(col: &str, what: impl std::fmt::Display) -> Error {
 
 /// A stored state, through its wire name (`domain`'s `wire_enum!`).
 fn state<T>(row: &AnyRow, col: &str, parse: fn(&str) -> Option<T>) -> Result<T> {
-    state_of(col, &row.try_get::<String, _>(col)?, parse)
+    state_of(col, &row.try_get::<String, _>(col).or_internal()?, parse)
 }
 
 fn state_of<T>(col: &str, text: &str, parse: fn(&str) -> Option<T>) -> Result<T> {
@@ -74,7 +75,7 @@ fn state_of<T>(col: &str, text: &str, parse: fn(&str) -> Option<T>) -> Result<T>
 }
 
 fn opt_state<T>(row: &AnyRow, col: &str, parse: fn(&str) -> Option<T>) -> Result<Option<T>> {
-    opt_state_of(col, row.try_get(col)?, parse)
+    opt_state_of(col, row.try_get(col).or_internal()?, parse)
 }
 
 fn opt_state_of<T>(
@@ -87,13 +88,13 @@ fn opt_state_of<T>(
 
 /// A JSON column (EXIF, policies, crop specs).
 fn json<T: serde::de::DeserializeOwned>(row: &AnyRow, col: &str) -> Result<T> {
-    let text: String = row.try_get(col)?;
+    let text: String = row.try_get(col).or_internal()?;
     serde_json::from_str(&text).map_err(|e| unreadable(col, e))
 }
 
 /// A count or size, never negative in the database.
 fn unsigned<T: TryFrom<i64>>(row: &AnyRow, col: &str) -> Result<T> {
-    unsigned_of(col, row.try_get(col)?)
+    unsigned_of(col, row.try_get(col).or_internal()?)
 }
 
 fn unsigned_of<T: TryFrom<i64>>(col: &str, n: i64) -> Result<T> {
@@ -107,13 +108,13 @@ fn lenient_of<T: serde::de::DeserializeOwned + Default>(text: &str) -> T {
 }
 
 fn opt_uuid(row: &AnyRow, col: &str) -> Result<Option<Uuid>> {
-    let text: Option<String> = row.try_get(col)?;
+    let text: Option<String> = row.try_get(col).or_internal()?;
     text.map(|t| Uuid::parse_str(&t).map_err(|e| unreadable(col, e)))
         .transpose()
 }
 
 fn uuid(row: &AnyRow, col: &str) -> Result<Uuid> {
-    uuid_of(col, &row.try_get::<String, _>(col)?)
+    uuid_of(col, &row.try_get::<String, _>(col).or_internal()?)
 }
 
 fn uuid_of(col: &str, text: &str) -> Result<Uuid> {
@@ -126,7 +127,7 @@ fn map_rows<T>(rows: &[AnyRow], f: fn(&AnyRow) -> Result<T>) -> Result<Vec<T>> {
 }
 
 fn flag(row: &AnyRow, col: &str) -> Result<bool> {
-    Ok(row.try_get::<i64, _>(col)? != 0)
+    Ok(row.try_get::<i64, _>(col).or_internal()? != 0)
 }
 
 /// Maps a unique-constraint violation to `Write::Conflict`.
@@ -134,7 +135,7 @@ fn on_unique<T>(r: std::result::Result<T, sqlx::Error>) -> Result<Write> {
     match r {
         Ok(_) => Ok(Write::Done),
         Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Ok(Write::Conflict),
-        Err(e) => Err(e.into()),
+        Err(e) => Err(e).or_internal(),
     }
 }
 
@@ -213,7 +214,8 @@ impl SqlRepo {
             rows.extend(
                 bind_all(sqlx::query(&q), vals)
                     .fetch_all(&self.pool)
-                    .await?,
+                    .await
+                    .or_internal()?,
             );
         }
         Ok(rows)
@@ -242,7 +244,10 @@ pub(super) fn placeholders(n: usize) -> String {
 #[async_trait]
 impl Repo for SqlRepo {
     async fn ping(&self) -> Result<()> {
-        sqlx::query("SELECT 1").execute(&self.pool).await?;
+        sqlx::query("SELECT 1")
+            .execute(&self.pool)
+            .await
+            .or_internal()?;
         Ok(())
     }
 
@@ -274,7 +279,8 @@ pub(super) async fn lock_parent(
     let held = sqlx::query(&holding(engine, "UPDATE", table, "id", "id = $1"))
         .bind(id.to_string())
         .fetch_optional(&mut **tx)
-        .await?;
+        .await
+        .or_internal()?;
     Ok(held.is_some())
 }
 
@@ -307,7 +313,8 @@ pub(super) async fn lock_photos_first(
         sqlx::query(&q)
             .bind(album.to_string())
             .execute(&mut **tx)
-            .await?;
+            .await
+            .or_internal()?;
     }
     Ok(())
 }

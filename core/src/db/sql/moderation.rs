@@ -2,6 +2,7 @@
 //! a folder's row and the covers its photos carry.
 
 use super::{lock_photos_first, Engine};
+use crate::error::OrInternal;
 use crate::Result;
 use sqlx::{Any, Transaction};
 use uuid::Uuid;
@@ -20,12 +21,14 @@ pub(super) async fn photo_takedown(
             .bind(at)
             .bind(reason)
             .execute(&mut **tx)
-            .await?;
+            .await
+            .or_internal()?;
     if reason.is_none() {
         sqlx::query("DELETE FROM takedown_covers WHERE image_id = $1")
             .bind(id.to_string())
             .execute(&mut **tx)
-            .await?;
+            .await
+            .or_internal()?;
     }
     Ok(done.rows_affected() > 0)
 }
@@ -57,7 +60,8 @@ pub(super) async fn album_takedown(
     .bind(at)
     .bind(reason)
     .execute(&mut **tx)
-    .await?;
+    .await
+    .or_internal()?;
     if done.rows_affected() == 0 {
         return Ok(false);
     }
@@ -72,13 +76,14 @@ pub(super) async fn album_takedown(
             .bind(at)
             .bind(reason)
             .execute(&mut **tx)
-            .await?;
+            .await.or_internal()?;
         }
         None => {
             sqlx::query("DELETE FROM takedown_covers WHERE album_id = $1")
                 .bind(id.to_string())
                 .execute(&mut **tx)
-                .await?;
+                .await
+                .or_internal()?;
         }
     }
     Ok(true)

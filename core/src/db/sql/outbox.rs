@@ -1,5 +1,6 @@
 use super::*;
 use crate::db::outbox::{OutboxRepo, OutboxRow};
+use crate::error::OrInternal;
 use sqlx::AnyConnection;
 
 /// Adds or renews an image's outbox row, unless the image is gone; shared
@@ -39,7 +40,8 @@ async fn put(
     .bind(Uuid::new_v4().simple().to_string())
     .bind(now)
     .execute(conn)
-    .await?;
+    .await
+    .or_internal()?;
     Ok(())
 }
 
@@ -48,11 +50,11 @@ async fn put_all(repo: &SqlRepo, image_ids: &[Uuid], now: i64, on_conflict: &str
     ids.sort_unstable();
     let ids = &ids;
     retry_deadlocks(move || async move {
-        let mut tx = repo.pool.begin().await?;
+        let mut tx = repo.pool.begin().await.or_internal()?;
         for id in ids {
             put(&mut tx, repo.engine, *id, now, on_conflict).await?;
         }
-        tx.commit().await?;
+        tx.commit().await.or_internal()?;
         Ok(())
     })
     .await
@@ -80,12 +82,13 @@ impl OutboxRepo for SqlRepo {
         )
         .bind(limit)
         .fetch_all(&self.pool)
-        .await?;
+        .await
+        .or_internal()?;
         rows.iter()
             .map(|r| {
                 Ok(OutboxRow {
                     image_id: uuid(r, "image_id")?,
-                    ticket: r.try_get("ticket")?,
+                    ticket: r.try_get("ticket").or_internal()?,
                 })
             })
             .collect()
@@ -96,7 +99,8 @@ impl OutboxRepo for SqlRepo {
             .bind(row.image_id.to_string())
             .bind(&row.ticket)
             .execute(&self.pool)
-            .await?;
+            .await
+            .or_internal()?;
         Ok(())
     }
 
@@ -106,14 +110,16 @@ impl OutboxRepo for SqlRepo {
             .bind(&row.ticket)
             .bind(now)
             .execute(&self.pool)
-            .await?;
+            .await
+            .or_internal()?;
         Ok(())
     }
 
     async fn outbox_resend(&self) -> Result<u64> {
         let done = sqlx::query("UPDATE render_outbox SET sent_at = NULL WHERE sent_at IS NOT NULL")
             .execute(&self.pool)
-            .await?;
+            .await
+            .or_internal()?;
         Ok(done.rows_affected())
     }
 
@@ -137,7 +143,8 @@ impl OutboxRepo for SqlRepo {
         .bind(row.image_id.to_string())
         .bind(&row.ticket)
         .execute(&self.pool)
-        .await?;
+        .await
+        .or_internal()?;
         Ok(())
     }
 
@@ -145,8 +152,10 @@ impl OutboxRepo for SqlRepo {
         Ok(
             sqlx::query("SELECT COUNT(*) AS n FROM render_outbox WHERE sent_at IS NULL")
                 .fetch_one(&self.pool)
-                .await?
-                .try_get("n")?,
+                .await
+                .or_internal()?
+                .try_get("n")
+                .or_internal()?,
         )
     }
 }
@@ -157,10 +166,11 @@ async fn starts(repo: &SqlRepo, sql: &str, row: &OutboxRow) -> Result<Option<u32
         .bind(row.image_id.to_string())
         .bind(&row.ticket)
         .fetch_optional(&repo.pool)
-        .await?;
+        .await
+        .or_internal()?;
     match found {
         Some(r) => Ok(Some(
-            u32::try_from(r.try_get::<i64, _>("started")?).unwrap_or(u32::MAX),
+            u32::try_from(r.try_get::<i64, _>("started").or_internal()?).unwrap_or(u32::MAX),
         )),
         None => Ok(None),
     }

@@ -2,9 +2,10 @@
 //! of the spec each carries (once per distinct text).
 
 use super::{unreadable, unsigned_of, uuid};
-use crate::domain::crop::CropSpec;
-use crate::domain::render::{Produced, Render};
+use crate::error::OrInternal;
 use crate::Result;
+use lightbox_domain::crop::CropSpec;
+use lightbox_domain::render::{Produced, Render};
 use sqlx::any::AnyRow;
 use sqlx::FromRow;
 use uuid::Uuid;
@@ -72,7 +73,11 @@ impl Specs {
 pub(super) fn renders_parsing_once(rows: &[AnyRow]) -> Result<Vec<Render>> {
     let mut specs = Specs::default();
     rows.iter()
-        .map(|r| RenderCols::from_row(r)?.into_render(uuid(r, "image_id")?, &mut specs))
+        .map(|r| {
+            RenderCols::from_row(r)
+                .or_internal()?
+                .into_render(uuid(r, "image_id")?, &mut specs)
+        })
         .collect()
 }
 

@@ -3,10 +3,11 @@
 use super::render_rows::{in_code_order, renders_parsing_once, RENDER_COLS};
 use super::{json, lock_parent, unsigned, uuid, Engine, SqlRepo};
 use crate::db::renders::*;
-use crate::domain::crop::{CropSpec, SpecSource};
-use crate::domain::render::{Produced, Render, ServedRender};
+use crate::error::OrInternal;
 use crate::{Error, Result};
 use async_trait::async_trait;
+use lightbox_domain::crop::{CropSpec, SpecSource};
+use lightbox_domain::render::{Produced, Render, ServedRender};
 use sqlx::{Executor, Row};
 use uuid::Uuid;
 
@@ -20,7 +21,8 @@ pub(super) async fn insert_render<'e>(
         .bind(r.spec.to_json())
         .bind(r.version)
         .execute(db)
-        .await?;
+        .await
+        .or_internal()?;
     Ok(())
 }
 
@@ -44,7 +46,8 @@ async fn retire_version<'e>(
     .bind(image_id.to_string())
     .bind(code)
     .execute(db)
-    .await?;
+    .await
+    .or_internal()?;
     Ok(())
 }
 
@@ -55,7 +58,8 @@ impl RenderRepo for SqlRepo {
         let rows = sqlx::query(&q)
             .bind(image_id.to_string())
             .fetch_all(&self.pool)
-            .await?;
+            .await
+            .or_internal()?;
         Ok(in_code_order(renders_parsing_once(&rows)?))
     }
 
@@ -117,7 +121,8 @@ impl RenderRepo for SqlRepo {
             .bind(&spec.code)
             .bind(spec.to_json())
             .execute(&self.pool)
-            .await?;
+            .await
+            .or_internal()?;
         if moved.rows_affected() > 0 {
             // A version, once rendered and served for a year as immutable,
             // must never come back for another spec after a power loss.
@@ -135,7 +140,7 @@ impl RenderRepo for SqlRepo {
             .collect();
         let mut removed = Vec::new();
         for r in gone {
-            let mut tx = self.pool.begin().await?;
+            let mut tx = self.pool.begin().await.or_internal()?;
             retire_version(&mut *tx, image_id, &r.code).await?;
             // `keep` was read when the job began: a folder rule or custom
             // crop added since (whose own job may already have rendered it)
@@ -150,13 +155,14 @@ impl RenderRepo for SqlRepo {
             .bind(image_id.to_string())
             .bind(&r.code)
             .execute(&mut *tx)
-            .await?
+            .await
+            .or_internal()?
             .rows_affected();
             if deleted == 0 {
-                tx.rollback().await?;
+                tx.rollback().await.or_internal()?;
                 continue;
             }
-            tx.commit().await?;
+            tx.commit().await.or_internal()?;
             removed.extend(r.produced.map(|p| p.blob_key));
         }
         if !removed.is_empty() {
@@ -188,7 +194,7 @@ impl RenderRepo for SqlRepo {
         .bind(p.size_bytes as i64)
         .bind(&p.blob_key)
         .execute(&self.pool)
-        .await?;
+        .await.or_internal()?;
         let current = done.rows_affected() > 0;
         let unnamed = if current {
             before.filter(|old| *old != p.blob_key)
@@ -207,7 +213,8 @@ impl RenderRepo for SqlRepo {
         )
         .bind(image_id.to_string())
         .fetch_all(&self.pool)
-        .await?;
+        .await
+        .or_internal()?;
         rows.iter().map(|r| json(r, "spec")).collect()
     }
 
@@ -219,7 +226,7 @@ impl RenderRepo for SqlRepo {
         now: i64,
     ) -> Result<CropAdd> {
         let (code, spec) = (&spec.code, spec.to_json());
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.pool.begin().await.or_internal()?;
         // Racing adds for one photo queue on its row, so each counts the
         // others' crops (PostgreSQL's snapshots alone let them all pass).
         if !lock_parent(&mut tx, self.engine, "images", image_id).await? {
@@ -236,14 +243,15 @@ impl RenderRepo for SqlRepo {
         .bind(now)
         .bind(limit)
         .execute(&mut *tx)
-        .await?;
+        .await.or_internal()?;
         if added.rows_affected() == 0 {
             let exists =
                 sqlx::query("SELECT code FROM custom_crops WHERE image_id = $1 AND code = $2")
                     .bind(image_id.to_string())
                     .bind(code)
                     .fetch_optional(&mut *tx)
-                    .await?;
+                    .await
+                    .or_internal()?;
             return Ok(if exists.is_some() {
                 CropAdd::Exists
             } else {
@@ -257,8 +265,9 @@ impl RenderRepo for SqlRepo {
         .bind(code)
         .bind(&spec)
         .execute(&mut *tx)
-        .await?;
-        tx.commit().await?;
+        .await
+        .or_internal()?;
+        tx.commit().await.or_internal()?;
         Ok(CropAdd::Added)
     }
 
@@ -267,12 +276,13 @@ impl RenderRepo for SqlRepo {
         image_id: Uuid,
         code: &str,
     ) -> Result<Option<Option<String>>> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.pool.begin().await.or_internal()?;
         let gone = sqlx::query("DELETE FROM custom_crops WHERE image_id = $1 AND code = $2")
             .bind(image_id.to_string())
             .bind(code)
             .execute(&mut *tx)
-            .await?;
+            .await
+            .or_internal()?;
         if gone.rows_affected() == 0 {
             return Ok(None);
         }
@@ -282,10 +292,11 @@ impl RenderRepo for SqlRepo {
                 .bind(image_id.to_string())
                 .bind(code)
                 .fetch_optional(&mut *tx)
-                .await?;
-        tx.commit().await?;
+                .await
+                .or_internal()?;
+        tx.commit().await.or_internal()?;
         Ok(Some(match key {
-            Some(row) => row.try_get("blob_key")?,
+            Some(row) => row.try_get("blob_key").or_internal()?,
             None => None,
         }))
     }
@@ -302,11 +313,12 @@ impl RenderRepo for SqlRepo {
         .bind(image_id.to_string())
         .bind(code)
         .fetch_optional(&self.pool)
-        .await?;
+        .await
+        .or_internal()?;
         row.map(|r| {
             Ok(ServedRender {
-                blob_key: r.try_get("blob_key")?,
-                version: r.try_get("produced_version")?,
+                blob_key: r.try_get("blob_key").or_internal()?,
+                version: r.try_get("produced_version").or_internal()?,
                 size_bytes: unsigned(&r, "size_bytes")?,
             })
         })
@@ -321,8 +333,9 @@ impl SqlRepo {
             .bind(image_id.to_string())
             .bind(code)
             .fetch_optional(&self.pool)
-            .await?;
-        Ok(row.map(|r| r.try_get("blob_key")).transpose()?)
+            .await
+            .or_internal()?;
+        row.map(|r| r.try_get("blob_key")).transpose().or_internal()
     }
 
     /// A key no row names any more, handed to the caller to delete: first

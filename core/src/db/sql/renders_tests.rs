@@ -1,7 +1,7 @@
 use super::super::folders::tests::{drop_database, owner_with_folder, photo, repo};
 use crate::db::{ImageRepo, JobRepo, NewJob, RenderRepo, Repo};
-use crate::domain::crop::{CropSpec, Mode, SpecSource};
-use crate::domain::render::{Produced, Render};
+use lightbox_domain::crop::{CropSpec, Mode, SpecSource};
+use lightbox_domain::render::{Produced, Render};
 
 fn produced(version: i64, key: &str) -> Produced {
     Produced {

@@ -1,5 +1,6 @@
 use super::*;
 use crate::db::resources::ResourceRepo;
+use crate::error::OrInternal;
 
 #[async_trait]
 impl ResourceRepo for SqlRepo {
@@ -14,7 +15,7 @@ impl ResourceRepo for SqlRepo {
         .bind(spec)
         .bind(now)
         .execute(&self.pool)
-        .await?
+        .await.or_internal()?
         .rows_affected();
         Ok(changed > 0)
     }
@@ -24,7 +25,8 @@ impl ResourceRepo for SqlRepo {
             .bind(kind)
             .bind(name)
             .execute(&self.pool)
-            .await?
+            .await
+            .or_internal()?
             .rows_affected();
         Ok(n > 0)
     }
@@ -33,9 +35,15 @@ impl ResourceRepo for SqlRepo {
         let rows = sqlx::query("SELECT name, spec FROM op_resources WHERE kind = $1 ORDER BY name")
             .bind(kind)
             .fetch_all(&self.pool)
-            .await?;
+            .await
+            .or_internal()?;
         rows.iter()
-            .map(|r| Ok((r.try_get("name")?, r.try_get("spec")?)))
+            .map(|r| {
+                Ok((
+                    r.try_get("name").or_internal()?,
+                    r.try_get("spec").or_internal()?,
+                ))
+            })
             .collect()
     }
 
@@ -50,7 +58,8 @@ impl ResourceRepo for SqlRepo {
         .bind(code)
         .bind(spec)
         .fetch_all(&self.pool)
-        .await?;
+        .await
+        .or_internal()?;
         rows.iter()
             .map(|r| Ok((uuid(r, "id")?, uuid(r, "owner_id")?)))
             .collect()
@@ -60,7 +69,8 @@ impl ResourceRepo for SqlRepo {
         let rows = sqlx::query("SELECT image_id FROM renders WHERE code = $1 ORDER BY image_id")
             .bind(code)
             .fetch_all(&self.pool)
-            .await?;
+            .await
+            .or_internal()?;
         rows.iter().map(|r| uuid(r, "image_id")).collect()
     }
 
@@ -72,9 +82,10 @@ impl ResourceRepo for SqlRepo {
              GROUP BY i.owner_id",
         )
         .fetch_all(&self.pool)
-        .await?;
+        .await
+        .or_internal()?;
         rows.iter()
-            .map(|r| Ok((uuid(r, "owner_id")?, r.try_get("n")?)))
+            .map(|r| Ok((uuid(r, "owner_id")?, r.try_get("n").or_internal()?)))
             .collect()
     }
 
@@ -82,8 +93,9 @@ impl ResourceRepo for SqlRepo {
         let row = sqlx::query("SELECT spec FROM preset_backlogs WHERE code = $1")
             .bind(code)
             .fetch_optional(&self.pool)
-            .await?;
-        Ok(row.map(|r| r.try_get("spec")).transpose()?)
+            .await
+            .or_internal()?;
+        Ok(row.map(|r| r.try_get("spec")).transpose().or_internal()?)
     }
 
     async fn set_backlog_queued(&self, code: &str, spec: Option<&str>) -> Result<()> {
@@ -96,7 +108,7 @@ impl ResourceRepo for SqlRepo {
             .bind(spec),
             None => sqlx::query("DELETE FROM preset_backlogs WHERE code = $1").bind(code),
         };
-        q.execute(&self.pool).await?;
+        q.execute(&self.pool).await.or_internal()?;
         Ok(())
     }
 }

@@ -4,10 +4,11 @@
 use super::moderation::{album_takedown, photo_takedown};
 use super::{lock_parent, retry_deadlocks, state, uuid, SqlRepo};
 use crate::db::albums::*;
-use crate::domain::alias::{reservation_cap, Alias, AliasState};
-use crate::domain::sharing::ShareLink;
+use crate::error::OrInternal;
 use crate::Result;
 use async_trait::async_trait;
+use lightbox_domain::alias::{reservation_cap, Alias, AliasState};
+use lightbox_domain::sharing::ShareLink;
 use sqlx::any::AnyRow;
 use sqlx::{Any, Executor, Row, Transaction};
 use uuid::Uuid;
@@ -17,22 +18,22 @@ const ALIAS_COLS: &str = "alias, owner_id, album_id, state, created_at, expires_
 
 fn link_row(r: &AnyRow) -> Result<ShareLink> {
     Ok(ShareLink {
-        token_hash: r.try_get("token_hash")?,
+        token_hash: r.try_get("token_hash").or_internal()?,
         album_id: uuid(r, "album_id")?,
-        nonce: r.try_get("nonce")?,
-        created_at: r.try_get("created_at")?,
-        retired_at: r.try_get("retired_at")?,
+        nonce: r.try_get("nonce").or_internal()?,
+        created_at: r.try_get("created_at").or_internal()?,
+        retired_at: r.try_get("retired_at").or_internal()?,
     })
 }
 
 fn alias_row(r: &AnyRow) -> Result<Alias> {
     Ok(Alias {
-        alias: r.try_get("alias")?,
+        alias: r.try_get("alias").or_internal()?,
         owner_id: uuid(r, "owner_id")?,
         album_id: uuid(r, "album_id")?,
         state: state(r, "state", AliasState::parse)?,
-        created_at: r.try_get("created_at")?,
-        expires_at: r.try_get("expires_at")?,
+        created_at: r.try_get("created_at").or_internal()?,
+        expires_at: r.try_get("expires_at").or_internal()?,
     })
 }
 
@@ -43,7 +44,8 @@ async fn retire_links(tx: &mut Transaction<'_, Any>, album: Uuid, now: i64) -> R
     .bind(album.to_string())
     .bind(now)
     .execute(&mut **tx)
-    .await?;
+    .await
+    .or_internal()?;
     Ok(())
 }
 
@@ -61,7 +63,8 @@ async fn change_link(tx: &mut Transaction<'_, Any>, p: &Publication) -> Result<(
             .bind(&l.nonce)
             .bind(l.created_at)
             .execute(&mut **tx)
-            .await?;
+            .await
+            .or_internal()?;
         }
     }
     Ok(())
@@ -89,7 +92,8 @@ async fn claim(tx: &mut Transaction<'_, Any>, p: &Publication, alias: &str) -> R
     .bind(p.album_id.to_string())
     .bind(p.now)
     .fetch_optional(&mut **tx)
-    .await?;
+    .await
+    .or_internal()?;
     if won.is_none() {
         return Ok(false);
     }
@@ -100,7 +104,8 @@ async fn claim(tx: &mut Transaction<'_, Any>, p: &Publication, alias: &str) -> R
     .bind(p.album_id.to_string())
     .bind(alias)
     .execute(&mut **tx)
-    .await?;
+    .await
+    .or_internal()?;
     Ok(true)
 }
 
@@ -111,9 +116,10 @@ async fn reactivate(tx: &mut Transaction<'_, Any>, album: Uuid) -> Result<()> {
     )
     .bind(album.to_string())
     .fetch_all(&mut **tx)
-    .await?;
+    .await
+    .or_internal()?;
     for (i, r) in rows.iter().enumerate() {
-        let alias: String = r.try_get("alias")?;
+        let alias: String = r.try_get("alias").or_internal()?;
         let state = if i == 0 {
             AliasState::Current
         } else {
@@ -123,7 +129,8 @@ async fn reactivate(tx: &mut Transaction<'_, Any>, album: Uuid) -> Result<()> {
             .bind(alias)
             .bind(state.as_str())
             .execute(&mut **tx)
-            .await?;
+            .await
+            .or_internal()?;
     }
     Ok(())
 }
@@ -134,8 +141,8 @@ async fn used<'e>(db: impl Executor<'e, Database = Any>, owner: Uuid) -> Result<
     )
     .bind(owner.to_string())
     .fetch_one(db)
-    .await?;
-    Ok(row.try_get("n")?)
+    .await.or_internal()?;
+    row.try_get("n").or_internal()
 }
 
 /// Every name an owner keeps from others: current, previous, expired and
@@ -155,7 +162,8 @@ async fn within_reservations(tx: &mut Transaction<'_, Any>, p: &Publication) -> 
     .bind(p.owner_id.to_string())
     .bind(over)
     .execute(&mut **tx)
-    .await?;
+    .await
+    .or_internal()?;
     Ok(reserved(tx, p).await? <= cap)
 }
 
@@ -167,8 +175,9 @@ async fn reserved(tx: &mut Transaction<'_, Any>, p: &Publication) -> Result<i64>
     .bind(p.owner_id.to_string())
     .bind(p.now)
     .fetch_one(&mut **tx)
-    .await?;
-    Ok(row.try_get("n")?)
+    .await
+    .or_internal()?;
+    row.try_get("n").or_internal()
 }
 
 async fn record(tx: &mut Transaction<'_, Any>, p: &Publication) -> Result<()> {
@@ -180,7 +189,8 @@ async fn record(tx: &mut Transaction<'_, Any>, p: &Publication) -> Result<()> {
     .bind(p.last_published_mode.map(|m| m.as_str()))
     .bind(p.published_at)
     .execute(&mut **tx)
-    .await?;
+    .await
+    .or_internal()?;
     sqlx::query(
         "INSERT INTO publication_history (album_id, mode, image_count, at) \
          VALUES ($1, $2, (SELECT COUNT(*) FROM images WHERE album_id = $1), $3)",
@@ -189,14 +199,15 @@ async fn record(tx: &mut Transaction<'_, Any>, p: &Publication) -> Result<()> {
     .bind(p.mode.as_str())
     .bind(p.now)
     .execute(&mut **tx)
-    .await?;
+    .await
+    .or_internal()?;
     Ok(())
 }
 
 #[async_trait]
 impl SharingRepo for SqlRepo {
     async fn publish(&self, p: &Publication) -> Result<Published> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.pool.begin().await.or_internal()?;
         let adds = matches!(p.aliases, AliasChange::Claim(_) | AliasChange::Reactivate);
         if adds {
             // One owner's alias changes queue on the owner's row, so the
@@ -212,7 +223,8 @@ impl SharingRepo for SqlRepo {
                 )
                 .bind(p.album_id.to_string())
                 .execute(&mut *tx)
-                .await?;
+                .await
+                .or_internal()?;
             }
             AliasChange::Reactivate => reactivate(&mut tx, p.album_id).await?,
             AliasChange::Claim(alias) => {
@@ -231,7 +243,7 @@ impl SharingRepo for SqlRepo {
         if p.record_history {
             record(&mut tx, p).await?;
         }
-        tx.commit().await?;
+        tx.commit().await.or_internal()?;
         Ok(Published::Done)
     }
 
@@ -242,7 +254,8 @@ impl SharingRepo for SqlRepo {
         let row = sqlx::query(&q)
             .bind(album.to_string())
             .fetch_optional(&self.pool)
-            .await?;
+            .await
+            .or_internal()?;
         row.as_ref().map(link_row).transpose()
     }
 
@@ -251,7 +264,8 @@ impl SharingRepo for SqlRepo {
         let row = sqlx::query(&q)
             .bind(token_hash)
             .fetch_optional(&self.pool)
-            .await?;
+            .await
+            .or_internal()?;
         row.as_ref().map(link_row).transpose()
     }
 
@@ -262,7 +276,8 @@ impl SharingRepo for SqlRepo {
         let rows = sqlx::query(&q)
             .bind(album.to_string())
             .fetch_all(&self.pool)
-            .await?;
+            .await
+            .or_internal()?;
         rows.iter().map(alias_row).collect()
     }
 
@@ -271,7 +286,8 @@ impl SharingRepo for SqlRepo {
         let row = sqlx::query(&q)
             .bind(alias)
             .fetch_optional(&self.pool)
-            .await?;
+            .await
+            .or_internal()?;
         row.as_ref().map(alias_row).transpose()
     }
 
@@ -280,7 +296,7 @@ impl SharingRepo for SqlRepo {
     }
 
     async fn release_alias(&self, album: Uuid, alias: &str, hold_until: i64) -> Result<bool> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.pool.begin().await.or_internal()?;
         let row = sqlx::query(
             "UPDATE aliases SET state = 'released', expires_at = $3 \
              WHERE alias = $1 AND album_id = $2 AND state <> 'released' RETURNING alias",
@@ -289,7 +305,8 @@ impl SharingRepo for SqlRepo {
         .bind(album.to_string())
         .bind(hold_until)
         .fetch_optional(&mut *tx)
-        .await?;
+        .await
+        .or_internal()?;
         if row.is_none() {
             return Ok(false);
         }
@@ -303,8 +320,9 @@ impl SharingRepo for SqlRepo {
         )
         .bind(album.to_string())
         .execute(&mut *tx)
-        .await?;
-        tx.commit().await?;
+        .await
+        .or_internal()?;
+        tx.commit().await.or_internal()?;
         Ok(true)
     }
 
@@ -316,14 +334,14 @@ impl SharingRepo for SqlRepo {
     ) -> Result<bool> {
         retry_deadlocks(move || async move {
             let at = reason.map(|_| now);
-            let mut tx = self.pool.begin().await?;
+            let mut tx = self.pool.begin().await.or_internal()?;
             let found = match target {
                 Moderated::Image(id) => photo_takedown(&mut tx, id, at, reason).await?,
                 Moderated::Album(id) => {
                     album_takedown(&mut tx, self.engine, id, at, reason).await?
                 }
             };
-            tx.commit().await?;
+            tx.commit().await.or_internal()?;
             Ok(found)
         })
         .await
