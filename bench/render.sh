@@ -38,7 +38,10 @@ cargo build -q --profile "${PROFILE/debug/dev}" --workspace --bins
 
 echo "# $(date -u +%F) $(nproc) cores, $PROFILE build; ${#files[@]} images x $ROUNDS rounds, $PARALLEL at a time; $(vips --version)"
 for pass in $(seq "${PASSES:-2}"); do
-    "./target/$PROFILE/render-bench" "${files[@]}"
+    # The heap the render workers run with (lightbox_core::limits::heap),
+    # set through glibc's tunables: the bench links lightbox-render alone.
+    GLIBC_TUNABLES="glibc.malloc.arena_max=$(nproc):glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=$((64 << 20))" \
+        "./target/$PROFILE/render-bench" "${files[@]}"
     python3 bench/vips_render.py "${files[@]}"
     for wait in ${API_WAITS:-5}; do
         launch "api$pass-$wait" lightbox-api

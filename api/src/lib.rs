@@ -11,6 +11,7 @@ pub use state::AppState;
 use axum::Router;
 use lightbox_core::accounts;
 use lightbox_core::config::Config;
+use lightbox_core::limits::heap;
 use lightbox_core::runtime::shutdown_signal;
 use tower_http::catch_panic::CatchPanicLayer;
 
@@ -43,17 +44,21 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     if !state.clustered() {
         // Embedded mode: the TOML file's presets, alias limit and render
         // quota, applied the way lightbox-controller applies resources.
-        let resources = state.images.renderer.resources.clone();
+        let resources = state.renderer.resources.clone();
         let dropped = resources.sync_config(&state.config).await?;
         state.images.enqueue_all(&dropped).await?;
     }
     lightbox_worker::metrics_listener::spawn(&state.config.metrics_listen, state.dependencies())
         .await?;
     let (stop, stopped) = tokio::sync::watch::channel(false);
+    tokio::spawn(heap::release_when_idle(
+        state.renderer.budget.clone(),
+        stopped.clone(),
+    ));
     // Embedded mode renders here; cluster mode leaves it to lightbox-worker.
     let workers = (!state.clustered()).then(|| {
         tokio::spawn(lightbox_worker::run(
-            state.images.renderer.clone(),
+            state.renderer.clone(),
             state.queue.clone(),
             state.config.worker_concurrency,
             stopped.clone(),

@@ -40,6 +40,8 @@ pub struct Services {
     /// Public base address, without a trailing slash.
     pub base_url: Arc<str>,
     pub images: Images,
+    /// Embedded mode's render jobs (cluster mode: lightbox-worker's).
+    pub renderer: Renderer,
     pub albums: Albums,
     pub sharing: Sharing,
     pub queue: Arc<dyn JobQueue>,
@@ -77,7 +79,9 @@ impl AppState {
             repo: repo.clone(),
             store: store.clone(),
             outbox: relay.waker(),
-            renderer,
+            resources: Resources { repo: repo.clone() },
+            changes: changes.clone(),
+            news: renderer.news.clone(),
             image_host: config
                 .image_host
                 .clone()
@@ -109,6 +113,7 @@ impl AppState {
                 changes.clone(),
             )),
             changes,
+            renderer,
             repo,
             store,
             signer,

@@ -43,8 +43,6 @@ fn cpu_seconds() -> f64 {
 }
 
 fn main() {
-    // The heap the render workers run with.
-    lightbox_core::limits::heap::keep_freed_pages();
     let files: Vec<Vec<u8>> = std::env::args()
         .skip(1)
         .map(|p| std::fs::read(&p).expect("read input"))

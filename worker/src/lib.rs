@@ -7,7 +7,6 @@ pub mod http;
 pub mod metrics_listener;
 
 use futures::StreamExt;
-use lightbox_core::limits::heap;
 use lightbox_core::metrics::METRICS;
 use lightbox_core::queue::{retry_delay, Delivery, JobQueue};
 use lightbox_core::render_job::Renderer;
@@ -37,10 +36,6 @@ pub async fn run(
     shutdown: watch::Receiver<bool>,
 ) {
     let mut workers = JoinSet::new();
-    workers.spawn(heap::release_when_idle(
-        renderer.budget.clone(),
-        shutdown.clone(),
-    ));
     workers.spawn(mark_exhausted(
         renderer.clone(),
         queue.clone(),

@@ -53,6 +53,10 @@ async fn run() -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind(&config.listen).await?;
     let addr = listener.local_addr()?;
     let (stop, stopped) = tokio::sync::watch::channel(false);
+    tokio::spawn(lightbox_core::limits::heap::release_when_idle(
+        renderer.budget.clone(),
+        stopped.clone(),
+    ));
     let mut http_stop = stopped.clone();
     let server = tokio::spawn(async move {
         axum::serve(listener, lightbox_worker::http::routes(deps))

@@ -227,7 +227,7 @@ async fn read_parts(
 async fn owner_budget(state: &AppState, owner: uuid::Uuid, incoming: u64) -> Result<(), Error> {
     lightbox_core::images::quota::check_upload(
         state.repo.as_ref(),
-        &state.images.renderer.resources,
+        &state.images.resources,
         state.config.limits.storage_per_owner,
         owner,
         incoming,

@@ -25,7 +25,7 @@ impl Images {
             return self.get(owner, id).await;
         }
         let affected: Vec<String> = self
-            .renderer
+            .resources
             .desired(&image)
             .await?
             .into_iter()

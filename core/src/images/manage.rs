@@ -82,9 +82,9 @@ impl Images {
             .delete_image(owner, id)
             .await?
             .ok_or(Error::NotFound)?;
-        self.renderer.changes.changed();
+        self.changes.changed();
         // Calls held on the photo answer 2001 now, not at their deadline.
-        self.renderer.news.settled(id).await;
+        self.news.settled(id).await;
         for key in keys {
             if let Err(e) = self.store.delete(&key).await {
                 tracing::warn!(%id, key, error = %e, "blob of a deleted image left behind");
@@ -103,7 +103,7 @@ impl Images {
 
     pub async fn add_crop(&self, owner: Uuid, id: Uuid, spec: CropSpec) -> Result<ImageDto> {
         spec.validate()?;
-        let presets = self.renderer.resources.presets().await?;
+        let presets = self.resources.presets().await?;
         if let Some(clash) = custom_code_clash(&spec.code, &presets, &[]) {
             return Err(Error::invalid("code", clash));
         }
@@ -145,7 +145,7 @@ impl Images {
             .await?
             .ok_or(Error::NotFound)?;
         if let Some(key) = key {
-            self.renderer.changes.changed();
+            self.changes.changed();
             self.store.delete(&key).await?;
         }
         self.get(owner, id).await

@@ -11,7 +11,9 @@ pub mod upload;
 mod waiting;
 
 use crate::db::DynRepo;
-use crate::render_job::Renderer;
+use crate::queue::news::News;
+use crate::resources::Resources;
+use crate::serving::Changes;
 use crate::store::BlobStore;
 use crate::{ids, time, Error, Result};
 use dto::{image_dto, view_dto, ImageDto};
@@ -67,7 +69,12 @@ pub struct Images {
     pub store: BlobStore,
     /// Wakes the outbox relay (`queue::outbox`) after render work is recorded.
     pub outbox: Arc<Notify>,
-    pub renderer: Renderer,
+    /// The presets and limits, read afresh for every call.
+    pub resources: Resources,
+    /// Told whenever a render's bytes or a photo's visibility change.
+    pub changes: Changes,
+    /// Tells waiting clients when a photo's renders settle.
+    pub news: Arc<dyn News>,
     /// Base of `renders[].url`.
     pub image_host: Arc<str>,
     pub upload_max_bytes: u64,
@@ -81,7 +88,7 @@ impl Images {
     pub async fn start_upload(&self, owner: Uuid) -> Result<(Uuid, Upload)> {
         let id = ids::new_id();
         let key = format!("originals/{owner}/{id}");
-        let max_pixels = self.renderer.resources.max_pixels().await?;
+        let max_pixels = self.resources.max_pixels().await?;
         Ok((
             id,
             Upload::new(self.store.clone(), key, self.upload_max_bytes, max_pixels),
@@ -158,7 +165,7 @@ impl Images {
             membership: 0,
             takedown: Takedown::default(),
         };
-        let renders = self.renderer.initial_renders(&image).await?;
+        let renders = self.resources.initial_renders(image.id).await?;
         self.repo.insert_image(&image, &renders).await?;
         *row_in = true;
         if let Some(clip) = a.motion {
@@ -210,7 +217,7 @@ impl Images {
             .images_with_status(ImageStatus::Processing)
             .await?;
         waiting.extend(self.repo.images_owed_work().await?);
-        let resources = &self.renderer.resources;
+        let resources = &self.resources;
         let mut scanned = Vec::new();
         for preset in resources.presets().await? {
             if resources.backlog_queued(&preset).await? {

@@ -73,7 +73,7 @@ impl Images {
     ) -> Result<ImageDto> {
         let deadline = Instant::now() + within;
         // Listening before reading, so a settle between the two is heard.
-        let mut news = self.renderer.news.listen();
+        let mut news = self.news.listen();
         tokio::pin!(stop);
         loop {
             let image = self.get(owner, id).await?;

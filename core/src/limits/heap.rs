@@ -7,7 +7,12 @@
 //! again: 500,000 page faults for the 14 images of `bench/render.sh`, a
 //! tenth of the service's CPU. While renders run, the heap now keeps the
 //! pages they free; once renders have been idle for a moment, every free
-//! page is handed back, so an idle process is as small as before.
+//! page is handed back, so an idle process is as small as before; the same
+//! after a burst of requests with no render at all.
+//!
+//! A general-purpose allocator in glibc's place was measured against this
+//! (mimalloc, for Rust's allocations alone and overriding malloc for the
+//! codecs too): more render CPU and a higher peak (bench/RESULTS.md).
 
 use super::memory::RenderBudget;
 use std::time::Duration;
@@ -36,21 +41,28 @@ pub fn release_freed_pages() {
     crate::sys::trim_heap();
 }
 
-/// Runs until `shutdown`: whenever renders have been idle (none in flight,
-/// none admitted) for `IDLE_BEFORE_RELEASE` since the last release, hands
-/// their free pages back.
+/// Free bytes the heap may gain, since it last handed pages back, before
+/// it hands them back again.
+pub const FREE_BEFORE_RELEASE: usize = 16 << 20;
+
+/// Runs until `shutdown`: every `IDLE_BEFORE_RELEASE`, when no render has
+/// been admitted or run since the last look and the heap's free bytes have
+/// grown by `FREE_BEFORE_RELEASE` since the last release (pages freed by
+/// renders, or by a burst of requests: downloads, zips, uploads), hands
+/// them back. Any process that serves or renders runs it.
 pub async fn release_when_idle(budget: RenderBudget, mut shutdown: watch::Receiver<bool>) {
-    let mut released_at = budget.admitted();
-    let mut seen = released_at;
+    let mut seen = budget.admitted();
+    let mut free_after_release = 0;
     loop {
         tokio::select! {
             _ = tokio::time::sleep(IDLE_BEFORE_RELEASE) => {}
             _ = shutdown.wait_for(|stop| *stop) => return,
         }
         let now = budget.admitted();
-        if now != released_at && now == seen && budget.idle() {
+        let grown = crate::sys::heap_free_bytes().saturating_sub(free_after_release);
+        if now == seen && budget.idle() && grown > FREE_BEFORE_RELEASE {
             let _ = tokio::task::spawn_blocking(release_freed_pages).await;
-            released_at = now;
+            free_after_release = crate::sys::heap_free_bytes();
         }
         seen = now;
     }

@@ -6,7 +6,7 @@ use crate::db::DynRepo;
 use crate::limits::memory;
 use crate::queue::news::News;
 use lightbox_domain::crop::{self, CropSpec, SpecSource};
-use lightbox_domain::image::{Image, ImageStatus};
+use lightbox_domain::image::ImageStatus;
 use lightbox_domain::jobs::ItemState;
 use lightbox_domain::render::{Produced, Render};
 use lightbox_render::pipeline::{self, Output, RenderError};
@@ -56,25 +56,6 @@ pub fn render_folder(image_id: Uuid) -> String {
 }
 
 impl Renderer {
-    /// Every render an image should have, with where it comes from.
-    pub async fn desired(&self, image: &Image) -> Result<Vec<(CropSpec, SpecSource)>> {
-        let presets = self.resources.presets().await?;
-        let rules = self.repo.album_crops(image.album_id).await?;
-        let custom = self.repo.custom_crops(image.id).await?;
-        Ok(crop::desired(presets, rules, custom))
-    }
-
-    /// The first renders of a new image (the presets), pending at version 1.
-    pub async fn initial_renders(&self, image: &Image) -> Result<Vec<Render>> {
-        Ok(self
-            .resources
-            .presets()
-            .await?
-            .into_iter()
-            .map(|s| Render::pending(image.id, s))
-            .collect())
-    }
-
     /// Runs the job for one image. A deleted image is nothing to do, also
     /// when it goes while the job runs (its rows refuse the job's writes
     /// then: retrying would only find it gone); an original that cannot be
@@ -104,7 +85,7 @@ impl Renderer {
         // The jobs queued now are served by this run: it reads the specs
         // they changed after this point.
         let serving = self.repo.queued_jobs(image_id).await?;
-        let desired = self.desired(&image).await?;
+        let desired = self.resources.desired(&image).await?;
         for (spec, source) in &desired {
             self.repo.set_render_spec(image_id, spec, *source).await?;
         }

@@ -46,7 +46,7 @@ async fn a_photo_deleted_while_it_renders_ends_the_job_quietly() {
         .put(&image.original_key, jpeg(1200, 800))
         .await
         .unwrap();
-    let pending = renderer.initial_renders(&image).await.unwrap();
+    let pending = renderer.resources.initial_renders(image.id).await.unwrap();
     repo.insert_image(&image, &pending).await.unwrap();
 
     // All the memory is taken, so the job waits to be admitted with the
@@ -86,7 +86,7 @@ async fn the_retry_of_a_deleted_photo_removes_what_an_attempt_stored() {
     let (repo, store, renderer) = renderer(&sql);
     let (gone, kept) = (photo(2, owner, folder.id), photo(3, owner, folder.id));
     for image in [&gone, &kept] {
-        let pending = renderer.initial_renders(image).await.unwrap();
+        let pending = renderer.resources.initial_renders(image.id).await.unwrap();
         repo.insert_image(image, &pending).await.unwrap();
     }
     let stray = super::render_key(gone.id, "thumb", 1, "webp");

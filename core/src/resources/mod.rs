@@ -11,8 +11,11 @@ pub mod pacing;
 use crate::config::{AliasLimit, RenderQuota, DEFAULT_MAX_PIXELS};
 use crate::db::DynRepo;
 use crate::{Error, Result};
-use lightbox_domain::crop::{default_presets, CropSpec};
+use lightbox_domain::crop::{self, default_presets, CropSpec, SpecSource};
+use lightbox_domain::image::Image;
+use lightbox_domain::render::Render;
 use serde::de::DeserializeOwned;
+use uuid::Uuid;
 
 pub const CROP_PRESET: &str = "crop_preset";
 pub const ALIAS_LIMIT: &str = "alias_limit";
@@ -41,6 +44,24 @@ impl Resources {
             .collect::<Result<Vec<_>>>()?;
         specs.sort_by(|a, b| a.code.cmp(&b.code));
         Ok(specs)
+    }
+
+    /// Every render an image should have, with where it comes from: the
+    /// presets, its folder's rules and its own crops.
+    pub async fn desired(&self, image: &Image) -> Result<Vec<(CropSpec, SpecSource)>> {
+        let presets = self.presets().await?;
+        let rules = self.repo.album_crops(image.album_id).await?;
+        let custom = self.repo.custom_crops(image.id).await?;
+        Ok(crop::desired(presets, rules, custom))
+    }
+
+    /// The first renders of a new image (the presets), pending at version 1.
+    pub async fn initial_renders(&self, image: Uuid) -> Result<Vec<Render>> {
+        let presets = self.presets().await?;
+        Ok(presets
+            .into_iter()
+            .map(|s| Render::pending(image, s))
+            .collect())
     }
 
     /// The first alias limit by name; 20 for everyone while none exists.
