@@ -16,7 +16,7 @@ pool does not compete with the other worker.
     render, then `thumbnail_image` down the same cascade: 8-10 % faster
     than the line above on this corpus, so the one to beat.
   pyvips-lightbox-shrink: the materialised cascade, but shrunk on load by
-    Lightbox's rule (`core/src/render/shrink.rs`: by 2 whenever the largest
+    Lightbox's rule (`render/src/jpeg/shrink.rs`: by 2 whenever the largest
     render still gets its own size), which libvips does not advise (a block
     shrink sharpens), so this line shows what that shortcut is worth to
     libvips.

@@ -1,13 +1,13 @@
 //! A folder's photos counted by what its visitors see of them: the
 //! figures of sharingStatsDTO before the policy applies
 //! (`sharing::stats`). The database keeps the same counts in one
-//! aggregate (`db::FolderRepo::folder_counts`); `count` is the rule it
+//! aggregate (`db::AlbumViewRepo::album_counts`); `count` is the rule it
 //! is held to.
 
 use super::image::{Eligibility, Image};
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct FolderCounts {
+pub struct AlbumCounts {
     pub total: i64,
     pub processing: i64,
     pub failed: i64,
@@ -31,8 +31,8 @@ fn tally(pair: &mut (i64, i64), has: bool, allowed: bool) {
     }
 }
 
-pub fn count(images: &[Image]) -> FolderCounts {
-    let mut c = FolderCounts {
+pub fn count(images: &[Image]) -> AlbumCounts {
+    let mut c = AlbumCounts {
         total: images.len() as i64,
         ..Default::default()
     };

@@ -59,7 +59,7 @@ impl Format {
 pub enum SpecSource {
     Preset,
     /// A crop rule of the image's folder.
-    FolderRule,
+    AlbumRule,
     /// One of the image's own custom crops.
     Custom,
 }
@@ -176,7 +176,7 @@ pub fn desired(
         .into_iter()
         .map(|s| (s, SpecSource::Preset))
         .collect();
-    let rules = rules.into_iter().map(|s| (s, SpecSource::FolderRule));
+    let rules = rules.into_iter().map(|s| (s, SpecSource::AlbumRule));
     for (spec, source) in rules.chain(custom.into_iter().map(|s| (s, SpecSource::Custom))) {
         match specs.iter_mut().find(|(s, _)| s.code == spec.code) {
             Some(slot) => *slot = (spec, source),

@@ -95,7 +95,7 @@ pub enum Error {
     /// A new crop rule on a folder that has `limit` already: the same
     /// code and message as a sixth custom crop, with the limit in `data`.
     #[error("custom_crop_limit_exceeded")]
-    FolderRuleLimit { limit: usize },
+    AlbumRuleLimit { limit: usize },
     #[error("rate_limited")]
     RateLimited { retry_after_s: u64 },
     #[error("timeout")]
@@ -129,7 +129,7 @@ impl Error {
             Error::CursorStale => 2003,
             Error::TakenDown => 2004,
             Error::DownloadNotReady { .. } => 2006,
-            Error::CustomCropLimit | Error::FolderRuleLimit { .. } => 4001,
+            Error::CustomCropLimit | Error::AlbumRuleLimit { .. } => 4001,
             Error::RateLimited { .. } => 4002,
             Error::Timeout => 5001,
             Error::Internal(_) => -32603,
@@ -157,7 +157,7 @@ impl Error {
             Error::Validation(errors) => json!({ "errors": errors }),
             Error::DownloadNotReady { state } => json!({ "state": state.as_str() }),
             Error::RateLimited { retry_after_s } => json!({ "retry_after_s": retry_after_s }),
-            Error::FolderRuleLimit { limit } => json!({
+            Error::AlbumRuleLimit { limit } => json!({
                 "limit": limit,
                 "detail": format!("a folder holds at most {limit} crop rules"),
             }),

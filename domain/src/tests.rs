@@ -412,7 +412,7 @@ fn the_focal_point_decides_fills_except_custom_crops_with_their_own_focus() {
     let cases = [
         (fill(None), Preset, true),
         (fill(Some(Focus::Left)), Preset, true),
-        (fill(Some(Focus::Smart)), FolderRule, true),
+        (fill(Some(Focus::Smart)), AlbumRule, true),
         (fill(None), Custom, true),
         (fill(Some(Focus::Center)), Custom, false),
         (CropSpec::new("f", 100, 100, Mode::Fit), Preset, false),
@@ -479,7 +479,7 @@ fn crop_specs_validate_and_combine() {
     let custom = CropSpec::new("face", 50, 50, Mode::Fill);
     let got = desired(presets, vec![rule.clone()], vec![custom.clone()]);
     assert_eq!(got.len(), 5);
-    assert_eq!(got[0], (rule, SpecSource::FolderRule));
+    assert_eq!(got[0], (rule, SpecSource::AlbumRule));
     assert_eq!(got[4], (custom, SpecSource::Custom));
     // The stored JSON keeps today's wire names.
     let json = CropSpec::new("t", 1, 2, Mode::Pad).to_json();

@@ -72,7 +72,7 @@ pub fn feed(page: &str) -> String {
 }
 
 /// A photo's page within the folder page it was reached from.
-pub fn in_folder(page: &str, photo: Uuid) -> String {
+pub fn in_album(page: &str, photo: Uuid) -> String {
     format!("{page}/{photo}")
 }
 

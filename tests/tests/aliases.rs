@@ -5,7 +5,7 @@
 use lightbox_e2e::Server;
 use serde_json::{json, Value};
 
-async fn public_folder(srv: &Server, t: &str, name: &str, alias: &str) -> Value {
+async fn public_album(srv: &Server, t: &str, name: &str, alias: &str) -> Value {
     let a = srv
         .ok(Some(t), "album.create", json!({ "name": name }))
         .await["id"]
@@ -54,7 +54,7 @@ async fn checks_redirects_release_and_hold() {
     assert_eq!(check(&srv, &t, "bad_char").await["status"], "invalid");
     assert_eq!(check(&srv, &t, "Admin").await["status"], "reserved");
 
-    let a = public_folder(&srv, &t, "Trip", "My-Trip").await;
+    let a = public_album(&srv, &t, "Trip", "My-Trip").await;
     assert_eq!(
         check(&srv, &t, "my-trip").await["status"],
         "taken",
@@ -213,7 +213,7 @@ async fn quota_comes_from_configuration() {
     .unwrap();
     let srv = Server::start_with(&[("LIGHTBOX_CONFIG", path.to_str().unwrap())]);
     let t = srv.admin_token().await;
-    let a = public_folder(&srv, &t, "One", "first-alias").await;
+    let a = public_album(&srv, &t, "One", "first-alias").await;
     let s = srv
         .ok(
             Some(&t),
@@ -244,7 +244,7 @@ async fn quota_comes_from_configuration() {
         json!({"album_id": a, "mode": "private"}),
     )
     .await;
-    let b = public_folder(&srv, &t, "Two", "other-one").await;
+    let b = public_album(&srv, &t, "Two", "other-one").await;
     srv.ok(
         Some(&t),
         "album.sharing.setMode",

@@ -110,7 +110,7 @@ async fn a_deleted_folder_rule_does_not_get_its_render_back() {
     let engines = engines().await;
     for repo in &engines.repos {
         let img = image(repo).await;
-        let rule = SpecSource::FolderRule;
+        let rule = SpecSource::AlbumRule;
         repo.set_album_crop(img.album_id, &spec(), 2).await.unwrap();
         repo.set_render_spec(img.id, &spec(), rule).await.unwrap();
         assert_eq!(codes(repo, img.id).await, ["sq"]);
@@ -134,7 +134,7 @@ async fn a_job_that_read_the_rules_before_a_new_one_keeps_its_render() {
     for repo in &engines.repos {
         let img = image(repo).await;
         repo.set_album_crop(img.album_id, &spec(), 2).await.unwrap();
-        repo.set_render_spec(img.id, &spec(), SpecSource::FolderRule)
+        repo.set_render_spec(img.id, &spec(), SpecSource::AlbumRule)
             .await
             .unwrap();
         // An older job whose list has no `sq` finishes after the rule's.

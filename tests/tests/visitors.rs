@@ -4,7 +4,7 @@
 use lightbox_e2e::{corpus, Server};
 use serde_json::{json, Value};
 
-async fn into_folder(srv: &Server, t: &str, album: &Value, image: &Value) {
+async fn into_album(srv: &Server, t: &str, album: &Value, image: &Value) {
     srv.ok(
         Some(t),
         "image.update",
@@ -34,7 +34,7 @@ async fn titles_are_escaped_and_gps_needs_photo_and_policy() {
     assert_eq!(code, 201, "{img}");
     let img = srv.ready(&t, &img["id"]).await;
     assert!(img["exif"].to_string().contains("taken_at"));
-    into_folder(&srv, &t, &a, &img).await;
+    into_album(&srv, &t, &a, &img).await;
     let s = srv
         .ok(
             Some(&t),
@@ -205,11 +205,11 @@ async fn preview_paging_stats_cover_feed_and_zip() {
     let mut photos = Vec::new();
     for i in 0..50 {
         let p = srv.photo(&t, 320, 240, &format!("photo {i:02}")).await;
-        into_folder(&srv, &t, &a, &p).await;
+        into_album(&srv, &t, &a, &p).await;
         photos.push(p);
     }
     let small = srv.photo(&t, 120, 90, "").await;
-    into_folder(&srv, &t, &a, &small).await;
+    into_album(&srv, &t, &a, &small).await;
 
     let p = srv
         .ok(Some(&t), "album.preview", json!({"album_id": a}))
@@ -255,7 +255,7 @@ async fn preview_paging_stats_cover_feed_and_zip() {
         })
         .collect();
     assert_eq!(last_on_page.len(), 1);
-    into_folder(&srv, &t, &default, last_on_page[0]).await;
+    into_album(&srv, &t, &default, last_on_page[0]).await;
     assert_eq!(
         srv.code(
             Some(&t),
@@ -312,7 +312,7 @@ async fn preview_paging_stats_cover_feed_and_zip() {
         .await;
     let cover_url = p["og_image_url"].as_str().unwrap();
     assert!(cover_url.contains(chosen["id"].as_str().unwrap()));
-    into_folder(&srv, &t, &default, chosen).await;
+    into_album(&srv, &t, &default, chosen).await;
     let s = srv
         .ok(Some(&t), "album.sharing.get", json!({"album_id": a}))
         .await;
@@ -335,7 +335,7 @@ async fn preview_paging_stats_cover_feed_and_zip() {
         json!({"is_default": true, "was_reset": false, "image_id": s["cover"]["image_id"]})
     );
 
-    into_folder(&srv, &t, &a, chosen).await;
+    into_album(&srv, &t, &a, chosen).await;
 
     // Public with feed and downloads: 49 visible photos now.
     srv.ok(

@@ -25,7 +25,7 @@ pub fn status_of(e: &Error) -> StatusCode {
         Error::Validation(_)
         | Error::CursorStale
         | Error::CustomCropLimit
-        | Error::FolderRuleLimit { .. } => StatusCode::BAD_REQUEST,
+        | Error::AlbumRuleLimit { .. } => StatusCode::BAD_REQUEST,
         Error::DownloadNotReady { .. } => StatusCode::CONFLICT,
         Error::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
         Error::Timeout => StatusCode::SERVICE_UNAVAILABLE,

@@ -1,4 +1,4 @@
-//! Folder pages for visitors: `/s/{token}` (unlisted), `/a/{alias}` and
+//! SharedAlbum pages for visitors: `/s/{token}` (unlisted), `/a/{alias}` and
 //! `/albums/{id}` (public), each with `feed.xml` and `download.zip`
 //! beside it, and the stylesheet they share. The markup comes from
 //! `lightbox_core::sharing`; this module adds the headers. Anything not

@@ -1,4 +1,4 @@
-//! Folder crop rules: a render every photo of the folder gets. A rule may
+//! SharedAlbum crop rules: a render every photo of the folder gets. A rule may
 //! reuse a preset's code, replacing that preset for the folder's photos;
 //! it may not reuse a code one of the photos has as a custom crop.
 
@@ -29,8 +29,8 @@ impl Albums {
             .set_album_crop(album, &spec, time::now_ms())
             .await?;
         if !written {
-            return Err(Error::FolderRuleLimit {
-                limit: crate::limits::MAX_FOLDER_RULES,
+            return Err(Error::AlbumRuleLimit {
+                limit: crate::limits::MAX_ALBUM_RULES,
             });
         }
         self.start_job(owner, album, "album.crop.set", &ids).await

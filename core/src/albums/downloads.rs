@@ -5,7 +5,7 @@
 use super::Albums;
 use crate::archive::Entry;
 use crate::sharing::view::zip_entries;
-use crate::sharing::Folder;
+use crate::sharing::SharedAlbum;
 use crate::{Error, Result};
 use lightbox_domain::downloads::{DownloadState, Variant};
 use uuid::Uuid;
@@ -24,7 +24,7 @@ impl Albums {
                 state: DownloadState::Unavailable,
             });
         }
-        let folder = Folder::new(&self.repo, row);
+        let folder = SharedAlbum::new(&self.repo, row);
         let processing = folder.stats().await?.breakdown.processing > 0;
         let visible = folder.all_visible().await?;
         let renders = match variant {

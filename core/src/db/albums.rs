@@ -101,7 +101,7 @@ pub trait AlbumRepo {
     /// The folder's crop rules.
     async fn album_crops(&self, album: Uuid) -> Result<Vec<CropSpec>>;
     /// Upserts a rule; false (and nothing written) when it is a new code
-    /// and the folder already has `limits::MAX_FOLDER_RULES` rules. Racing
+    /// and the folder already has `limits::MAX_ALBUM_RULES` rules. Racing
     /// calls never pass the limit together.
     async fn set_album_crop(&self, album: Uuid, spec: &CropSpec, now: i64) -> Result<bool>;
     async fn delete_album_crop(&self, album: Uuid, code: &str) -> Result<bool>;

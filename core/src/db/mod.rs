@@ -6,10 +6,10 @@
 //! ids, BIGINT times, `ON CONFLICT`, `RETURNING`), and each engine keeps its
 //! own migrations folder for the places where the schemas may differ.
 
+pub mod album_views;
 pub mod albums;
 pub mod budget;
 pub mod details;
-pub mod folders;
 pub mod images;
 pub mod jobs;
 pub mod outbox;
@@ -27,12 +27,12 @@ use lightbox_domain::accounts::{Pat, RefreshToken, User};
 use std::sync::Arc;
 use uuid::Uuid;
 
+pub use album_views::{AlbumCounts, AlbumViewRepo, Walk};
 pub use albums::{
     AlbumRepo, AliasChange, LinkChange, Moderated, Publication, Published, SharingRepo,
 };
 pub use budget::BudgetRepo;
 pub use details::DetailsRepo;
-pub use folders::{FolderCounts, FolderRepo, Walk};
 pub use images::{ImageChange, ImageRepo, ImageView};
 pub use jobs::{JobRepo, NewJob};
 pub use outbox::{OutboxRepo, OutboxRow};
@@ -118,7 +118,7 @@ pub trait Repo:
     + ResourceRepo
     + BudgetRepo
     + DetailsRepo
-    + FolderRepo
+    + AlbumViewRepo
     + JobRepo
     + Send
     + Sync

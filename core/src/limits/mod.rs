@@ -18,7 +18,7 @@ use std::time::Duration;
 
 /// Crop rules one folder may hold (a further one is 4001, like a sixth
 /// custom crop on a photo): each is one more render of every photo.
-pub const MAX_FOLDER_RULES: usize = 10;
+pub const MAX_ALBUM_RULES: usize = 10;
 
 #[derive(Debug, Clone)]
 pub struct Limits {
@@ -41,7 +41,7 @@ pub struct Limits {
     /// signed in to it before (the owner's own address is never held back).
     pub login_per_account_per_minute: u32,
     pub zip_max: usize,
-    pub zip_max_per_folder: usize,
+    pub zip_max_per_album: usize,
     /// A zip whose client reads nothing for this long is abandoned.
     pub zip_send_timeout: Duration,
     /// Memory render jobs may use at once, in MiB.
@@ -76,7 +76,7 @@ impl Limits {
             login_per_address_per_minute: num("LIGHTBOX_LOGIN_PER_ADDRESS_PER_MINUTE", 20)? as u32,
             login_per_account_per_minute: num("LIGHTBOX_LOGIN_PER_ACCOUNT_PER_MINUTE", 20)? as u32,
             zip_max: num("LIGHTBOX_ZIP_MAX", 32)? as usize,
-            zip_max_per_folder: num("LIGHTBOX_ZIP_MAX_PER_FOLDER", 4)? as usize,
+            zip_max_per_album: num("LIGHTBOX_ZIP_MAX_PER_FOLDER", 4)? as usize,
             zip_send_timeout: secs("LIGHTBOX_ZIP_SEND_TIMEOUT_S", 30)?,
             render_memory_mb: num("LIGHTBOX_RENDER_MEMORY_MB", memory::default_budget_mb())?,
             uploads_per_owner: num("LIGHTBOX_UPLOADS_PER_OWNER", 4)? as usize,
@@ -110,7 +110,7 @@ impl Guards {
                 l.login_per_address_per_minute,
                 l.login_per_account_per_minute,
             ),
-            zips: zips::ZipGate::new(l.zip_max, l.zip_max_per_folder),
+            zips: zips::ZipGate::new(l.zip_max, l.zip_max_per_album),
             waits: gate::KeyedGate::new(MAX_WAITS, MAX_WAITS_PER_OWNER),
             uploads: uploads::UploadGate::new(l.uploads_per_owner),
             proxies: std::sync::Arc::new(l.trusted_proxies.clone()),

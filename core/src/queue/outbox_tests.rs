@@ -4,7 +4,7 @@
 //! of the next process hands out again what the last one had sent.
 
 use super::Relay;
-use crate::db::testing::{drop_database, outbox_rows as rows, owner_with_folder, photo, repo};
+use crate::db::testing::{drop_database, outbox_rows as rows, owner_with_album, photo, repo};
 use crate::db::{DynRepo, ImageRepo, OutboxRepo, SqlRepo};
 use crate::queue::{Delivery, JobQueue, MemoryQueue, RenderJob};
 use std::sync::Arc;
@@ -19,7 +19,7 @@ fn embedded(repo: &SqlRepo) -> (Arc<MemoryQueue>, Relay) {
 #[tokio::test]
 async fn in_process_work_stays_in_the_outbox_until_its_job_is_done() {
     let repo = repo().await;
-    let (owner, album) = owner_with_folder(&repo).await;
+    let (owner, album) = owner_with_album(&repo).await;
     let (a, b) = (photo(1, owner, album.id), photo(2, owner, album.id));
     for p in [&a, &b] {
         repo.insert_image(p, &[]).await.unwrap();
@@ -96,7 +96,7 @@ impl JobQueue for Keeping {
 #[tokio::test]
 async fn a_queue_that_keeps_work_takes_each_row_off_the_outbox() {
     let repo = repo().await;
-    let (owner, album) = owner_with_folder(&repo).await;
+    let (owner, album) = owner_with_album(&repo).await;
     let (a, b) = (photo(1, owner, album.id), photo(2, owner, album.id));
     repo.insert_image(&a, &[]).await.unwrap();
     // b was sent to an embedded process's queue, which died with it.
@@ -131,7 +131,7 @@ async fn a_job_that_takes_its_process_down_is_given_up_after_five_starts() {
     use crate::queue::memory::MAX_ATTEMPTS;
     use futures::StreamExt;
     let repo = repo().await;
-    let (owner, album) = owner_with_folder(&repo).await;
+    let (owner, album) = owner_with_album(&repo).await;
     let a = photo(1, owner, album.id);
     repo.insert_image(&a, &[]).await.unwrap();
     for start in 1..=MAX_ATTEMPTS {
@@ -175,7 +175,7 @@ async fn a_job_that_takes_its_process_down_is_given_up_after_five_starts() {
 /// A fresh database with two photos waiting for their renders.
 async fn two_photos() -> (SqlRepo, [uuid::Uuid; 2]) {
     let repo = repo().await;
-    let (owner, album) = owner_with_folder(&repo).await;
+    let (owner, album) = owner_with_album(&repo).await;
     let (a, b) = (photo(1, owner, album.id), photo(2, owner, album.id));
     for p in [&a, &b] {
         repo.insert_image(p, &[]).await.unwrap();

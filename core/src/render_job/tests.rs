@@ -1,7 +1,7 @@
 //! A render job whose photo is deleted while it runs.
 
 use super::Renderer;
-use crate::db::testing::{drop_database, owner_with_folder, photo, repo};
+use crate::db::testing::{drop_database, owner_with_album, photo, repo};
 use crate::limits::memory::RenderBudget;
 use crate::resources::Resources;
 use crate::store::BlobStore;
@@ -39,7 +39,7 @@ fn renderer(sql: &crate::db::SqlRepo) -> (crate::db::DynRepo, BlobStore, Rendere
 #[tokio::test]
 async fn a_photo_deleted_while_it_renders_ends_the_job_quietly() {
     let sql = repo().await;
-    let (owner, folder) = owner_with_folder(&sql).await;
+    let (owner, folder) = owner_with_album(&sql).await;
     let (repo, store, renderer) = renderer(&sql);
     let image = photo(2, owner, folder.id);
     store
@@ -82,7 +82,7 @@ async fn a_photo_deleted_while_it_renders_ends_the_job_quietly() {
 #[tokio::test]
 async fn the_retry_of_a_deleted_photo_removes_what_an_attempt_stored() {
     let sql = repo().await;
-    let (owner, folder) = owner_with_folder(&sql).await;
+    let (owner, folder) = owner_with_album(&sql).await;
     let (repo, store, renderer) = renderer(&sql);
     let (gone, kept) = (photo(2, owner, folder.id), photo(3, owner, folder.id));
     for image in [&gone, &kept] {

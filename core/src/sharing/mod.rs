@@ -106,14 +106,14 @@ pub struct SharingDto {
 /// A folder, and its photos as its visitors see them: a page at a time,
 /// in its policy's order, from the database (never the whole folder but
 /// for a zip).
-pub struct Folder {
+pub struct SharedAlbum {
     pub album: Album,
     repo: DynRepo,
 }
 
-impl Folder {
-    pub fn new(repo: &DynRepo, album: Album) -> Folder {
-        Folder {
+impl SharedAlbum {
+    pub fn new(repo: &DynRepo, album: Album) -> SharedAlbum {
+        SharedAlbum {
             album,
             repo: repo.clone(),
         }
@@ -127,7 +127,7 @@ impl Folder {
     /// `None`); `None` when `from` is not a visible photo of the folder.
     pub async fn page(&self, from: Option<Uuid>, limit: u32) -> Result<Option<Vec<Image>>> {
         let walk = Walk::forward(self.policy().order, from, limit);
-        self.repo.folder_walk(self.album.id, walk).await
+        self.repo.album_walk(self.album.id, walk).await
     }
 
     /// The visible photo `skip` places before `from`, if there is one.
@@ -137,7 +137,7 @@ impl Folder {
             skip,
             ..Walk::forward(self.policy().order, Some(from), 1)
         };
-        let found = self.repo.folder_walk(self.album.id, walk).await?;
+        let found = self.repo.album_walk(self.album.id, walk).await?;
         Ok(found.and_then(|mut v| v.pop()))
     }
 
@@ -148,14 +148,14 @@ impl Folder {
 
     /// The photo, when the folder's visitors see it.
     pub async fn photo(&self, id: Uuid) -> Result<Option<Image>> {
-        self.repo.folder_photo(self.album.id, id).await
+        self.repo.album_photo(self.album.id, id).await
     }
 
     /// How many visible photos come before `photo` (all of them when
     /// `None`); `None` when it is not visible.
     pub async fn rank(&self, photo: Option<Uuid>) -> Result<Option<i64>> {
         let order = self.policy().order;
-        self.repo.folder_rank(self.album.id, order, photo).await
+        self.repo.album_rank(self.album.id, order, photo).await
     }
 
     /// The cover photo and whether a chosen cover had to be dropped.
@@ -174,14 +174,14 @@ impl Folder {
     }
 
     pub async fn stats(&self) -> Result<Stats> {
-        let counts = self.repo.folder_counts(self.album.id).await?;
+        let counts = self.repo.album_counts(self.album.id).await?;
         Ok(stats::from_counts(&counts, self.policy()))
     }
 }
 
 impl Sharing {
-    pub fn folder(&self, album: Album) -> Folder {
-        Folder::new(&self.repo, album)
+    pub fn folder(&self, album: Album) -> SharedAlbum {
+        SharedAlbum::new(&self.repo, album)
     }
 
     pub async fn owned(&self, owner: Uuid, album: Uuid) -> Result<Album> {

@@ -1,7 +1,7 @@
 //! sharingStatsDTO, counted with the same rules the visitor pages apply.
 
 use lightbox_domain::album::Policy;
-use lightbox_domain::counts::{count, FolderCounts};
+use lightbox_domain::counts::{count, AlbumCounts};
 use lightbox_domain::image::Image;
 use serde::Serialize;
 
@@ -41,9 +41,9 @@ pub struct Stats {
     pub exposing_location: i64,
 }
 
-/// The stats from the database's counts of the folder (`FolderRepo`),
+/// The stats from the database's counts of the folder (`AlbumViewRepo`),
 /// which apply the rules of `domain::counts::count`.
-pub fn from_counts(c: &FolderCounts, policy: &Policy) -> Stats {
+pub fn from_counts(c: &AlbumCounts, policy: &Policy) -> Stats {
     let group = |(visible, disabled_on_photo)| Group {
         visible,
         disabled_on_photo,

@@ -86,7 +86,7 @@ pub fn facts(e: &PublicExif) -> Vec<(&'static str, String)> {
 }
 
 /// What a folder's visitor may see of a photo's EXIF.
-pub fn folder_exif(image: &Image, policy: &Policy) -> PublicExif {
+pub fn album_exif(image: &Image, policy: &Policy) -> PublicExif {
     visible_exif(&image.exif, policy.allowed_exif(image.exif_visibility))
 }
 

@@ -18,11 +18,7 @@ impl Sharing {
     /// The page of a photo in its public, live folder and the folder's
     /// name, for the way back from `/p/{id}`; `None` unless that folder's
     /// visitors see the photo (so the link never leads to a 404).
-    pub async fn public_folder(
-        &self,
-        album: Uuid,
-        photo: Uuid,
-    ) -> Result<Option<(String, String)>> {
+    pub async fn public_album(&self, album: Uuid, photo: Uuid) -> Result<Option<(String, String)>> {
         let Some(album) = self.repo.album(None, album).await? else {
             return Ok(None);
         };
@@ -36,13 +32,13 @@ impl Sharing {
         let aliases = self.repo.aliases_of(album.id).await?;
         let primary = aliases.iter().find(|a| a.state == AliasState::Current);
         let path = urls::public_album(primary.map(|a| a.alias.as_str()), album.id);
-        Ok(Some((urls::in_folder(&path, photo), album.name)))
+        Ok(Some((urls::in_album(&path, photo), album.name)))
     }
 
     pub async fn visit_photo(&self, address: &Address, photo: Uuid) -> Result<Visit> {
         let found = match self.find(address).await? {
             Ok(f) => f,
-            Err(to) => return Ok(Visit::Redirect(urls::in_folder(&to, photo))),
+            Err(to) => return Ok(Visit::Redirect(urls::in_album(&to, photo))),
         };
         let unlisted = found.album.mode == PublishMode::Unlisted;
         let folder = self.folder(found.album);
@@ -51,7 +47,7 @@ impl Sharing {
         let total = folder.rank(None).await?.unwrap_or_default();
         let view = self.views(&folder, &[shown]).await?;
         let view = view.first().ok_or(Error::NotFound)?;
-        let link = |p: Option<Image>| p.map(|p| urls::in_folder(&found.base, p.id));
+        let link = |p: Option<Image>| p.map(|p| urls::in_album(&found.base, p.id));
         let prev = link(folder.before(photo, 0).await?);
         let next = folder.page(Some(photo), 1).await?.unwrap_or_default();
         let next = link(next.into_iter().next());
@@ -66,7 +62,7 @@ impl Sharing {
             Some(before) => format!("{}?after={}#photo-{photo}", found.base, cursor(before.id)),
             None => format!("{}#photo-{photo}", found.base),
         };
-        let page_url = urls::absolute(&self.base_url, &urls::in_folder(&found.base, photo));
+        let page_url = urls::absolute(&self.base_url, &urls::in_album(&found.base, photo));
         let page = Viewer {
             photo: view,
             folder: &folder.album.name,

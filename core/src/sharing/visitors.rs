@@ -6,8 +6,8 @@
 
 use super::html::{self, AlbumPage, Feed, FeedContent, FeedEntry, Grid, PhotoPage};
 use super::stats::Stats;
-use super::view::{facts, folder_exif, photo_view, whole_frames, zip_entries, PhotoView};
-use super::{Folder, Sharing};
+use super::view::{album_exif, facts, photo_view, whole_frames, zip_entries, PhotoView};
+use super::{SharedAlbum, Sharing};
 use crate::archive::Entry;
 use crate::auth::secrets;
 use crate::images::Images;
@@ -87,7 +87,7 @@ fn parse_cursor(after: &str) -> Result<Uuid> {
 
 /// The grid page after the cursor photo, and the next cursor ("" at the
 /// end). A cursor photo that is no longer visible is 2003: start again.
-async fn page(folder: &Folder, after: Option<&str>) -> Result<(Vec<Image>, String)> {
+async fn page(folder: &SharedAlbum, after: Option<&str>) -> Result<(Vec<Image>, String)> {
     let from = after
         .filter(|a| !a.is_empty())
         .map(parse_cursor)
@@ -112,14 +112,18 @@ pub(super) struct Found {
 }
 
 impl Sharing {
-    pub(super) async fn views(&self, folder: &Folder, photos: &[Image]) -> Result<Vec<PhotoView>> {
+    pub(super) async fn views(
+        &self,
+        folder: &SharedAlbum,
+        photos: &[Image],
+    ) -> Result<Vec<PhotoView>> {
         let ids: Vec<Uuid> = photos.iter().map(|p| p.id).collect();
         let (renders, details) =
             tokio::try_join!(self.repo.renders_of(&ids), self.repo.details_of(&ids))?;
         Ok(photos
             .iter()
             .filter_map(|p| {
-                let shown = folder_exif(p, folder.policy());
+                let shown = album_exif(p, folder.policy());
                 let mut view = photo_view(p, &renders, shown, &self.image_host)?;
                 let hash = details.iter().find(|(id, _)| *id == p.id);
                 let hash = hash.and_then(|(_, d)| d.placeholder.as_deref());
@@ -132,7 +136,11 @@ impl Sharing {
     /// With `cover_focus: smart`, where the cover is held (in tenths of its
     /// width and height): the owner's focal point, else the most salient
     /// point the render job found.
-    async fn cover_at(&self, folder: &Folder, cover: Option<&Image>) -> Result<Option<(u8, u8)>> {
+    async fn cover_at(
+        &self,
+        folder: &SharedAlbum,
+        cover: Option<&Image>,
+    ) -> Result<Option<(u8, u8)>> {
         let (Some(cover), CoverFocus::Smart) = (cover, folder.policy().cover_focus) else {
             return Ok(None);
         };
@@ -144,7 +152,7 @@ impl Sharing {
     /// its render (the owner's preview, which has no visitor address).
     async fn grid(
         &self,
-        folder: &Folder,
+        folder: &SharedAlbum,
         after: Option<&str>,
         base: Option<&str>,
     ) -> Result<(String, String, Option<Uuid>)> {
@@ -152,7 +160,7 @@ impl Sharing {
         let mut photos = self.views(folder, &shown).await?;
         if let Some(base) = base {
             for p in &mut photos {
-                p.page = Some(urls::in_folder(base, p.id));
+                p.page = Some(urls::in_album(base, p.id));
             }
         }
         let grid = Grid {
@@ -165,7 +173,11 @@ impl Sharing {
         Ok((html::render(&grid)?, next_after, first))
     }
 
-    async fn cover_view(&self, folder: &Folder, cover: Option<Image>) -> Result<Option<PhotoView>> {
+    async fn cover_view(
+        &self,
+        folder: &SharedAlbum,
+        cover: Option<Image>,
+    ) -> Result<Option<PhotoView>> {
         let Some(cover) = cover else { return Ok(None) };
         let views = self.views(folder, &[cover]).await?;
         Ok(views.into_iter().next())
@@ -354,7 +366,7 @@ pub async fn photo_page(images: &Images, sharing: &Sharing, id: Uuid) -> Result<
     let public = images.get_public(id).await?;
     let album = images.repo.image(None, id).await?.map(|i| i.album_id);
     let back = match album {
-        Some(a) => sharing.public_folder(a, id).await?,
+        Some(a) => sharing.public_album(a, id).await?,
         None => None,
     };
     let frames = whole_frames(public.width, public.height, &public.renders);

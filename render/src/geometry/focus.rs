@@ -97,7 +97,7 @@ mod tests {
         assert!(!cuts(300, 300, &spec(None)));
         assert!(!cuts(600, 300, &CropSpec::new("f", 100, 100, Mode::Fit)));
         assert!(!cuts(600, 300, &CropSpec::new("w", 100, 0, Mode::Fill)));
-        assert!(takes_point(&spec(Some(Focus::Top)), SpecSource::FolderRule));
+        assert!(takes_point(&spec(Some(Focus::Top)), SpecSource::AlbumRule));
         assert!(!takes_point(&spec(Some(Focus::Top)), SpecSource::Custom));
         assert!(takes_point(&spec(None), SpecSource::Custom));
     }

@@ -1,7 +1,7 @@
 //! `AlbumRepo` for `SqlRepo`.
 
 use super::image_rows::{image_row, IMAGE_COLS};
-use super::images::cover_in_taken_down_folder;
+use super::images::cover_in_taken_down_album;
 use super::{
     flag, json, lock_parent, lock_photos_first, map_rows, opt_state, opt_uuid, retry_deadlocks,
     state, uuid, SqlRepo,
@@ -162,7 +162,7 @@ impl AlbumRepo for SqlRepo {
             .bind(to.to_string())
             .execute(&mut *tx)
             .await.or_internal()?;
-            cover_in_taken_down_folder(&mut *tx, "i.album_id", to).await?;
+            cover_in_taken_down_album(&mut *tx, "i.album_id", to).await?;
             // A taken-down folder's aliases stay as they are (and count against
             // the quota) until it is restored: moderation is not undone by
             // deleting.
@@ -238,7 +238,7 @@ impl AlbumRepo for SqlRepo {
     }
 
     async fn set_album_crop(&self, album: Uuid, spec: &CropSpec, now: i64) -> Result<bool> {
-        let limit = crate::limits::MAX_FOLDER_RULES as i64;
+        let limit = crate::limits::MAX_ALBUM_RULES as i64;
         let mut tx = self.pool.begin().await.or_internal()?;
         // Rule changes of one folder queue on its row, so each counts the
         // others' rules.

@@ -16,9 +16,8 @@ use sqlx::FromRow;
 ///
 /// The covers are read only for a photo whose `carried` (its count of
 /// covers, kept by migration 0014's triggers) is above zero; the others,
-/// nearly all, probe only their folder. A 51-photo page's photos took
-/// 0.36-0.40 ms with four lookups a photo, 0.22-0.29 ms with two and
-/// 0.13-0.15 ms with none (PostgreSQL, 100,000 photos). Owners, downloads
+/// nearly all, probe only their folder: a page's cost grows with the
+/// lookups a photo makes (bench/listing.sh). Owners, downloads
 /// and visitors' eligibility now rest on `carried` (0014's comment that
 /// only the stats read it is older, and applied migrations stay as they
 /// are), so the kept counts test holds it to the covers after every kind

@@ -4,8 +4,7 @@
 //! as a JSON array, each photo with its renders, custom crops, details and
 //! failure reason. Five statements and 300-odd rows a page spent most of
 //! their time handing rows from SQLite's thread to the handler one at a
-//! time and copying their values, not in SQL (p50 of a 50-photo page at
-//! 100,000 photos: 5.4 -> 2.7 ms on a 2-core VM).
+//! time and copying their values, not in SQL (bench/listing.sh).
 //!
 //! On PostgreSQL the same statement was slower: the server takes a few
 //! microseconds for each value it puts into JSON. There one statement reads

@@ -2,7 +2,7 @@
 //! separate reads it replaced, on a photo with every part filled in and
 //! one with none, on both engines.
 
-use super::super::folders::tests::{drop_database, owner_with_folder, photo, repo};
+use super::super::album_views::tests::{drop_database, owner_with_album, photo, repo};
 use super::super::SqlRepo;
 use crate::db::{BudgetRepo, DetailsRepo, ImageRepo, ImageView, RenderRepo};
 use lightbox_domain::crop::{default_presets, CropSpec, Format, Mode, SpecSource};
@@ -55,7 +55,7 @@ async fn walk_order(repo: &SqlRepo, album: Uuid) -> Vec<Uuid> {
 #[tokio::test]
 async fn one_statement_reads_what_the_separate_reads_did() {
     let repo = repo().await;
-    let (owner, album) = owner_with_folder(&repo).await;
+    let (owner, album) = owner_with_album(&repo).await;
     // n = 1 is a failed photo, n = 2 a ready one (`photo`'s rules).
     let (full, bare) = (photo(1, owner, album.id), photo(2, owner, album.id));
     let presets: Vec<Render> = default_presets()
@@ -163,7 +163,7 @@ async fn one_statement_reads_what_the_separate_reads_did() {
 #[tokio::test]
 async fn pages_keep_the_list_order_through_ties() {
     let repo = repo().await;
-    let (owner, album) = owner_with_folder(&repo).await;
+    let (owner, album) = owner_with_album(&repo).await;
     // `photo` gives 40 photos 13 sort keys: ties are decided by the id.
     for n in 0..40 {
         repo.insert_image(&photo(n, owner, album.id), &[])
@@ -193,7 +193,7 @@ async fn pages_are_planned_once_on_postgres() {
     let Some(pg) = repo.typed.clone() else {
         return drop_database(repo).await;
     };
-    let (owner, album) = owner_with_folder(&repo).await;
+    let (owner, album) = owner_with_album(&repo).await;
     for n in 0..12 {
         let p = photo(n, owner, album.id);
         repo.insert_image(&p, &[]).await.unwrap();

@@ -52,7 +52,7 @@ impl ImageRepo for SqlRepo {
     async fn insert_image(&self, i: &Image, renders: &[Render]) -> Result<()> {
         retry_deadlocks(move || async move {
             let mut tx = self.pool.begin().await.or_internal()?;
-            if !hold_live_folder(&mut tx, self.engine, i.owner_id, i.album_id).await? {
+            if !hold_live_album(&mut tx, self.engine, i.owner_id, i.album_id).await? {
                 return Err(crate::Error::NotFound);
             }
             sqlx::query(&format!(
@@ -90,7 +90,7 @@ impl ImageRepo for SqlRepo {
             for r in renders {
                 insert_render(&mut *tx, r).await?;
             }
-            cover_in_taken_down_folder(&mut *tx, "i.id", i.id).await?;
+            cover_in_taken_down_album(&mut *tx, "i.id", i.id).await?;
             super::outbox::add(&mut tx, self.engine, i.id, i.created_at).await?;
             tx.commit().await.or_internal()?;
             Ok(())
@@ -201,7 +201,7 @@ impl ImageRepo for SqlRepo {
         retry_deadlocks(move || async move {
             let mut tx = self.pool.begin().await.or_internal()?;
             if let Some(to) = c.album_id {
-                if !hold_live_folder(&mut tx, self.engine, owner, to).await? {
+                if !hold_live_album(&mut tx, self.engine, owner, to).await? {
                     return Ok(false);
                 }
             }
@@ -230,7 +230,7 @@ impl ImageRepo for SqlRepo {
                 set_captioned(&mut tx, id).await?;
             }
             if c.album_id.is_some() {
-                cover_in_taken_down_folder(&mut *tx, "i.id", id).await?;
+                cover_in_taken_down_album(&mut *tx, "i.id", id).await?;
             }
             tx.commit().await.or_internal()?;
             Ok(done.rows_affected() > 0)
@@ -295,7 +295,7 @@ impl ImageRepo for SqlRepo {
 /// otherwise land in the deleted folder (its deletion had already moved
 /// the folder's photos out). Waits for a deletion in progress, then sees
 /// it. `false` when the folder is gone or not the owner's.
-async fn hold_live_folder(
+async fn hold_live_album(
     tx: &mut sqlx::Transaction<'_, sqlx::Any>,
     engine: Engine,
     owner: Uuid,
@@ -315,7 +315,7 @@ async fn hold_live_folder(
 /// one of that folder's photos: it carries the takedown from then on,
 /// wherever it goes next. `scope` names the photos (`i.id` for one photo,
 /// `i.album_id` for a folder's).
-pub(super) async fn cover_in_taken_down_folder<'e>(
+pub(super) async fn cover_in_taken_down_album<'e>(
     db: impl sqlx::Executor<'e, Database = sqlx::Any>,
     scope: &str,
     id: Uuid,

@@ -121,14 +121,14 @@ impl JobRepo for SqlRepo {
 
 #[cfg(test)]
 mod tests {
-    use super::super::folders::tests::{drop_database, owner_with_folder, photo, repo};
+    use super::super::album_views::tests::{drop_database, owner_with_album, photo, repo};
     use crate::db::{ImageRepo, JobRepo, NewJob};
     use lightbox_domain::jobs::ItemState;
 
     #[tokio::test]
     async fn a_run_settles_the_jobs_it_read_and_no_later_one() {
         let repo = repo().await;
-        let (owner, album) = owner_with_folder(&repo).await;
+        let (owner, album) = owner_with_album(&repo).await;
         let img = photo(2, owner, album.id);
         repo.insert_image(&img, &[]).await.unwrap();
         // Both jobs carry the same time: only what the run read counts.

@@ -1,13 +1,13 @@
 //! `Repo` over sqlx's `Any` driver, for SQLite and PostgreSQL alike.
 
 mod accounts;
+mod album_stats;
+mod album_views;
 mod albums;
 mod budget;
 mod details;
-mod folder_stats;
-mod folders;
 #[cfg(test)]
-pub(crate) use folders::tests as testing;
+pub(crate) use album_views::tests as testing;
 mod image_rows;
 mod image_views;
 mod images;
@@ -179,8 +179,8 @@ fn key_share(engine: Engine) -> &'static str {
 impl SqlRepo {
     /// `col` among `ids`, with its binds from `$1`. On PostgreSQL one array
     /// bind (`col = ANY(...)`): every number of ids shares one prepared
-    /// statement, and a 51-id list planned and ran in 0.4-0.55 ms against
-    /// 0.7-0.8 ms as `IN ($1, ..., $51)`. On SQLite, one bind per id.
+    /// statement, and plans faster than `IN ($1, ..., $51)`. On SQLite, one
+    /// bind per id.
     fn among(&self, col: &str, ids: &[Uuid]) -> (String, Vec<Val>) {
         match self.engine {
             Engine::Postgres => {
@@ -299,7 +299,7 @@ pub(super) fn holding(engine: Engine, lock: &str, table: &str, cols: &str, filte
 /// Locks, in id order, the photos a folder-wide change is about to write
 /// (`filter` over `images`, `$1` the folder), before it touches the
 /// folder's row (PostgreSQL; SQLite runs one writer at a time). A photo's
-/// writers lock its row and then, through folder_stats' trigger
+/// writers lock its row and then, through album_stats' trigger
 /// (migration 0014), its folder's: a change that held the folder while
 /// waiting for one of its photos deadlocked with them.
 pub(super) async fn lock_photos_first(

@@ -19,8 +19,8 @@ pub(super) const TYPED_CONNECTIONS: u32 = 8;
 /// Set on each of the typed pool's connections: its statements (an owner's
 /// page of photos, a photo, their renders) keep one plan each. With the
 /// page size and the cursor as parameters PostgreSQL judged a custom plan
-/// cheaper for a one-owner library and planned each call afresh: 0.4-1.1
-/// ms of planning for a 0.4-0.9 ms query at 100,000 photos. Each shape has
+/// cheaper for a one-owner library and planned each call afresh, which
+/// cost as much as the query itself. Each shape has
 /// an index that holds all its conditions and its order (`images_pkey`;
 /// `images_owner_order`; `images_album_owner_order`, migration 0016), so
 /// the generic plan walks it whatever the values. A statement, not a
@@ -31,7 +31,7 @@ const KEEP_PLANS: &str = "SET plan_cache_mode = force_generic_plan";
 /// Set on every PostgreSQL connection. A generic plan guesses at a `LIMIT`
 /// parameter (a tenth of the rows), which can put a page's cost over
 /// `jit_above_cost`: PostgreSQL then compiled the statement on each call,
-/// 30 ms for a 1.3 ms page. No statement here is long enough to gain from
+/// taking many times longer than the page. No statement here gains from
 /// compiling; every one is a bounded page or a keyed row.
 const NO_JIT: &str = "SET jit = off";
 

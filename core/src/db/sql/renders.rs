@@ -103,7 +103,7 @@ impl RenderRepo for SqlRepo {
         };
         let guard = match source {
             SpecSource::Preset => "TRUE".to_owned(),
-            SpecSource::FolderRule => format!(
+            SpecSource::AlbumRule => format!(
                 "EXISTS (SELECT 1 FROM album_crops c JOIN images i ON i.album_id = c.album_id \
                  WHERE i.id = $1 AND c.code = $2{lock})"
             ),

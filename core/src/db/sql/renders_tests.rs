@@ -1,4 +1,4 @@
-use super::super::folders::tests::{drop_database, owner_with_folder, photo, repo};
+use super::super::album_views::tests::{drop_database, owner_with_album, photo, repo};
 use crate::db::{ImageRepo, JobRepo, NewJob, RenderRepo, Repo};
 use lightbox_domain::crop::{CropSpec, Mode, SpecSource};
 use lightbox_domain::render::{Produced, Render};
@@ -20,7 +20,7 @@ fn produced(version: i64, key: &str) -> Produced {
 async fn a_late_render_leaves_the_recorded_blob_alone() {
     let repo = repo().await;
     let jobs = repo.relaxed();
-    let (owner, album) = owner_with_folder(&repo).await;
+    let (owner, album) = owner_with_album(&repo).await;
     let img = photo(2, owner, album.id);
     let spec = CropSpec::new("thumb", 400, 400, Mode::Fill);
     repo.insert_image(&img, &[Render::pending(img.id, spec)])
@@ -60,7 +60,7 @@ async fn a_late_render_leaves_the_recorded_blob_alone() {
 #[tokio::test]
 async fn owed_work_is_the_ready_photos_moved_renders_and_queued_items() {
     let repo = repo().await;
-    let (owner, album) = owner_with_folder(&repo).await;
+    let (owner, album) = owner_with_album(&repo).await;
     // n = 1 failed, n = 2 and 3 ready (`photo`'s rules).
     let (failed, moved, queued) = (
         photo(1, owner, album.id),

@@ -5,7 +5,7 @@
 
 use super::SqlRepo;
 use crate::db::{
-    AlbumRepo, FolderRepo, ImageChange, ImageRepo, Moderated, SharingRepo, UserRepo, Walk,
+    AlbumRepo, AlbumViewRepo, ImageChange, ImageRepo, Moderated, SharingRepo, UserRepo, Walk,
 };
 use lightbox_domain::accounts::User;
 use lightbox_domain::album::{Album, Order, Policy};
@@ -103,7 +103,7 @@ async fn walked(repo: &SqlRepo, album: Uuid, order: Order, size: u32) -> Vec<Uui
     let mut out: Vec<Uuid> = Vec::new();
     loop {
         let walk = Walk::forward(order, out.last().copied(), size);
-        let page = repo.folder_walk(album, walk).await.unwrap().unwrap();
+        let page = repo.album_walk(album, walk).await.unwrap().unwrap();
         if page.is_empty() {
             return out;
         }
@@ -112,7 +112,7 @@ async fn walked(repo: &SqlRepo, album: Uuid, order: Order, size: u32) -> Vec<Uui
 }
 
 /// A new owner with one folder `A`.
-pub(crate) async fn owner_with_folder(repo: &SqlRepo) -> (Uuid, Album) {
+pub(crate) async fn owner_with_album(repo: &SqlRepo) -> (Uuid, Album) {
     let owner = crate::ids::new_id();
     let user = User {
         id: owner,
@@ -130,7 +130,7 @@ pub(crate) async fn owner_with_folder(repo: &SqlRepo) -> (Uuid, Album) {
 #[tokio::test]
 async fn walks_and_counts_follow_the_domain_rules() {
     let repo = repo().await;
-    let (owner, album) = owner_with_folder(&repo).await;
+    let (owner, album) = owner_with_album(&repo).await;
     let other = Album::new(crate::ids::new_id(), owner, "B", "", 0);
     repo.insert_album(&other).await.unwrap();
     let photos: Vec<Image> = (0..90).map(|n| photo(n, owner, album.id)).collect();
@@ -210,28 +210,28 @@ async fn walks_and_counts_follow_the_domain_rules() {
             );
         }
         for (at, id) in expected.iter().enumerate() {
-            let rank = repo.folder_rank(album.id, *order, Some(*id)).await.unwrap();
+            let rank = repo.album_rank(album.id, *order, Some(*id)).await.unwrap();
             assert_eq!(rank, Some(at as i64), "{order:?}");
             let back = Walk {
                 backward: true,
                 skip: 2,
                 ..Walk::forward(*order, Some(*id), 1)
             };
-            let before = repo.folder_walk(album.id, back).await.unwrap().unwrap();
+            let before = repo.album_walk(album.id, back).await.unwrap().unwrap();
             let want = at.checked_sub(3).map(|b| expected[b]);
             assert_eq!(before.first().map(|i| i.id), want, "{order:?} at {at}");
         }
-        let total = repo.folder_rank(album.id, *order, None).await.unwrap();
+        let total = repo.album_rank(album.id, *order, None).await.unwrap();
         assert_eq!(total, Some(expected.len() as i64));
-        let counts = repo.folder_counts(album.id).await.unwrap();
+        let counts = repo.album_counts(album.id).await.unwrap();
         assert_eq!(counts, count(&all), "{order:?}");
     }
     kept_counts_follow_changes(&repo, owner, &photos, album.id, other.id).await;
     // A photo no visitor sees starts no walk.
     let hidden = Walk::forward(Order::TakenDesc, Some(photos[2].id), 5);
-    assert!(repo.folder_walk(album.id, hidden).await.unwrap().is_none());
+    assert!(repo.album_walk(album.id, hidden).await.unwrap().is_none());
     assert!(repo
-        .folder_photo(album.id, photos[6].id)
+        .album_photo(album.id, photos[6].id)
         .await
         .unwrap()
         .is_none());
@@ -265,7 +265,7 @@ async fn kept_counts_follow_changes(
     let check = |when: &'static str| async move {
         for folder in [album, other] {
             let all = repo.album_images(folder).await.unwrap();
-            let kept = repo.folder_counts(folder).await.unwrap();
+            let kept = repo.album_counts(folder).await.unwrap();
             assert_eq!(kept, count(&all), "{when}");
         }
         let drifted: i64 = sqlx::query_scalar(

@@ -1,4 +1,4 @@
-//! `FolderRepo` for `SqlRepo`: keyset walks of a folder's visible photos.
+//! `AlbumViewRepo` for `SqlRepo`: keyset walks of a folder's visible photos.
 //!
 //! Each order is one or two segments, each walked over the index that
 //! matches its filter and order (`images_album_shown_{taken,uploaded,
@@ -7,7 +7,7 @@
 
 use super::image_rows::{image_row, IMAGE_COLS};
 use super::{bind_all, map_rows, SqlRepo, Val};
-use crate::db::folders::{FolderCounts, FolderRepo, Walk};
+use crate::db::album_views::{AlbumCounts, AlbumViewRepo, Walk};
 use crate::error::OrInternal;
 use crate::Result;
 use async_trait::async_trait;
@@ -26,14 +26,14 @@ pub(super) const SHOWN: &str =
 /// Taken down by a folder: one the photo was in (a carried takedown), a
 /// probe of the covers' key per photo walked (`id IN (SELECT image_id
 /// FROM takedown_covers)` hashed every cover of every folder on each
-/// statement: with one 5,000-photo folder taken down, 1.7-2.4 ms a walk
-/// on PostgreSQL), or its own (`$1`, which runs once).
+/// statement, so one big folder taken down slowed every walk), or its own
+/// (`$1`, which runs once).
 const CARRIED: &str = "EXISTS (SELECT 1 FROM takedown_covers c WHERE c.image_id = images.id)";
-const FOLDER_DOWN: &str =
+const ALBUM_DOWN: &str =
     "EXISTS (SELECT 1 FROM albums a WHERE a.id = $1 AND a.taken_down_at IS NOT NULL)";
 
 static VISIBLE: LazyLock<String> =
-    LazyLock::new(|| format!("album_id = $1 AND {SHOWN} AND NOT {CARRIED} AND NOT {FOLDER_DOWN}"));
+    LazyLock::new(|| format!("album_id = $1 AND {SHOWN} AND NOT {CARRIED} AND NOT {ALBUM_DOWN}"));
 
 #[derive(Clone, Copy)]
 struct Key {
@@ -160,7 +160,7 @@ impl SqlRepo {
     ) -> Result<Option<Vec<(Segment, Option<Image>)>>> {
         let anchor = match from {
             None => None,
-            Some(id) => match self.folder_photo(album, id).await? {
+            Some(id) => match self.album_photo(album, id).await? {
                 None => return Ok(None),
                 Some(a) => Some(a),
             },
@@ -184,8 +184,8 @@ impl SqlRepo {
 }
 
 #[async_trait]
-impl FolderRepo for SqlRepo {
-    async fn folder_walk(&self, album: Uuid, walk: Walk) -> Result<Option<Vec<Image>>> {
+impl AlbumViewRepo for SqlRepo {
+    async fn album_walk(&self, album: Uuid, walk: Walk) -> Result<Option<Vec<Image>>> {
         let Some(stretch) = self
             .stretch(album, walk.order, walk.from, walk.backward)
             .await?
@@ -221,7 +221,7 @@ impl FolderRepo for SqlRepo {
         Ok(Some(out))
     }
 
-    async fn folder_rank(
+    async fn album_rank(
         &self,
         album: Uuid,
         order: Order,
@@ -250,7 +250,7 @@ impl FolderRepo for SqlRepo {
         Ok(Some(n))
     }
 
-    async fn folder_photo(&self, album: Uuid, photo: Uuid) -> Result<Option<Image>> {
+    async fn album_photo(&self, album: Uuid, photo: Uuid) -> Result<Option<Image>> {
         let q = format!(
             "SELECT {IMAGE_COLS} FROM images WHERE {} AND id = $2",
             *VISIBLE
@@ -264,8 +264,8 @@ impl FolderRepo for SqlRepo {
         row.as_ref().map(image_row).transpose()
     }
 
-    async fn folder_counts(&self, album: Uuid) -> Result<FolderCounts> {
-        super::folder_stats::folder_counts(self, album).await
+    async fn album_counts(&self, album: Uuid) -> Result<AlbumCounts> {
+        super::album_stats::album_counts(self, album).await
     }
 }
 
@@ -293,5 +293,5 @@ mod shown {
 }
 
 #[cfg(test)]
-#[path = "folders_tests.rs"]
+#[path = "album_views_tests.rs"]
 pub(crate) mod tests;

@@ -2,9 +2,9 @@
 //! SQLite runs one writing transaction at a time), a deadlock's victim
 //! run again, the photo counts' recount, and writes racing a deletion.
 
-use super::super::folders::tests::{drop_database, owner_with_folder, photo, repo};
+use super::super::album_views::tests::{drop_database, owner_with_album, photo, repo};
 use super::super::{retry_deadlocks, Engine};
-use crate::db::{AlbumRepo, FolderRepo, ImageChange, ImageRepo, Moderated, SharingRepo};
+use crate::db::{AlbumRepo, AlbumViewRepo, ImageChange, ImageRepo, Moderated, SharingRepo};
 use crate::error::OrInternal;
 use lightbox_domain::album::Album;
 use lightbox_domain::counts::count;
@@ -22,7 +22,7 @@ async fn a_move_in_and_a_photo_finishing_there_do_not_deadlock() {
     if repo.engine() != Engine::Postgres {
         return;
     }
-    let (owner, x) = owner_with_folder(&repo).await;
+    let (owner, x) = owner_with_album(&repo).await;
     let y = Album::new(crate::ids::new_id(), owner, "Y", "", 0);
     repo.insert_album(&y).await.unwrap();
     // Visible and processing in X, processing in Y.
@@ -53,7 +53,7 @@ async fn a_move_in_and_a_photo_finishing_there_do_not_deadlock() {
     finish.await.unwrap().unwrap();
     for folder in [x.id, y.id] {
         let all = repo.album_images(folder).await.unwrap();
-        assert_eq!(repo.folder_counts(folder).await.unwrap(), count(&all));
+        assert_eq!(repo.album_counts(folder).await.unwrap(), count(&all));
     }
     drop_database(repo).await;
 }
@@ -83,7 +83,7 @@ async fn a_folder_takedown_and_a_photo_written_there_do_not_deadlock() {
     if repo.engine() != Engine::Postgres {
         return;
     }
-    let (owner, x) = owner_with_folder(&repo).await;
+    let (owner, x) = owner_with_album(&repo).await;
     let (x1, x2) = (photo(2, owner, x.id), photo(9, owner, x.id));
     for p in [&x1, &x2] {
         repo.insert_image(p, &[]).await.unwrap();
@@ -108,7 +108,7 @@ async fn a_folder_takedown_and_a_photo_written_there_do_not_deadlock() {
     writer.commit().await.unwrap();
     assert!(takedown.await.unwrap().unwrap());
     let all = repo.album_images(x.id).await.unwrap();
-    assert_eq!(repo.folder_counts(x.id).await.unwrap(), count(&all));
+    assert_eq!(repo.album_counts(x.id).await.unwrap(), count(&all));
     drop_database(repo).await;
 }
 
@@ -118,7 +118,7 @@ async fn a_folder_takedown_and_a_photo_written_there_do_not_deadlock() {
 #[tokio::test]
 async fn the_recount_puts_a_drifted_photo_count_right() {
     let repo = repo().await;
-    let (owner, x) = owner_with_folder(&repo).await;
+    let (owner, x) = owner_with_album(&repo).await;
     let y = Album::new(crate::ids::new_id(), owner, "Y", "", 0);
     repo.insert_album(&y).await.unwrap();
     for n in 2..5 {
@@ -157,7 +157,7 @@ async fn a_deadlock_victim_runs_again_and_other_errors_stand() {
     if repo.engine() != Engine::Postgres {
         return;
     }
-    let (owner, x) = owner_with_folder(&repo).await;
+    let (owner, x) = owner_with_album(&repo).await;
     let (a, b) = (photo(2, owner, x.id), photo(3, owner, x.id));
     for p in [&a, &b] {
         repo.insert_image(p, &[]).await.unwrap();
@@ -231,7 +231,7 @@ async fn a_deadlock_victim_runs_again_and_other_errors_stand() {
 #[tokio::test]
 async fn nothing_lands_in_a_folder_deleted_meanwhile() {
     let repo = repo().await;
-    let (owner, x) = owner_with_folder(&repo).await;
+    let (owner, x) = owner_with_album(&repo).await;
     let y = Album::new(crate::ids::new_id(), owner, "Y", "", 0);
     repo.insert_album(&y).await.unwrap();
     let p = photo(2, owner, x.id);
@@ -272,7 +272,7 @@ async fn nothing_lands_in_a_folder_deleted_meanwhile() {
 #[tokio::test]
 async fn a_deletion_returns_the_files_its_rows_named_when_they_went() {
     let repo = repo().await;
-    let (owner, x) = owner_with_folder(&repo).await;
+    let (owner, x) = owner_with_album(&repo).await;
     let p = photo(2, owner, x.id);
     let thumb = lightbox_domain::crop::default_presets()
         .into_iter()
@@ -313,7 +313,7 @@ async fn writes_to_a_photo_deleted_meanwhile_find_it_gone() {
     use crate::db::{DetailsRepo, OutboxRepo, RenderRepo};
     use lightbox_domain::crop::CropSpec;
     let repo = repo().await;
-    let (owner, x) = owner_with_folder(&repo).await;
+    let (owner, x) = owner_with_album(&repo).await;
     let mut spec = lightbox_domain::crop::default_presets().remove(0);
     spec.code = "mine".to_owned();
     let kept = photo(3, owner, x.id);

@@ -6,7 +6,7 @@
 use crate::Result;
 use async_trait::async_trait;
 use lightbox_domain::album::Order;
-pub use lightbox_domain::counts::FolderCounts;
+pub use lightbox_domain::counts::AlbumCounts;
 use lightbox_domain::image::Image;
 use uuid::Uuid;
 
@@ -37,19 +37,19 @@ impl Walk {
 }
 
 #[async_trait]
-pub trait FolderRepo {
+pub trait AlbumViewRepo {
     /// The photos of the walk; `None` when `from` is not a photo visitors
     /// of the folder see.
-    async fn folder_walk(&self, album: Uuid, walk: Walk) -> Result<Option<Vec<Image>>>;
+    async fn album_walk(&self, album: Uuid, walk: Walk) -> Result<Option<Vec<Image>>>;
     /// How many visible photos come before `photo` in the order (all of
     /// them when `None`); `None` when `photo` is not visible there.
-    async fn folder_rank(
+    async fn album_rank(
         &self,
         album: Uuid,
         order: Order,
         photo: Option<Uuid>,
     ) -> Result<Option<i64>>;
     /// The photo, when visitors of the folder see it.
-    async fn folder_photo(&self, album: Uuid, photo: Uuid) -> Result<Option<Image>>;
-    async fn folder_counts(&self, album: Uuid) -> Result<FolderCounts>;
+    async fn album_photo(&self, album: Uuid, photo: Uuid) -> Result<Option<Image>>;
+    async fn album_counts(&self, album: Uuid) -> Result<AlbumCounts>;
 }
