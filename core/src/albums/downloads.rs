@@ -24,9 +24,9 @@ impl Albums {
                 state: DownloadState::Unavailable,
             });
         }
-        let folder = SharedAlbum::new(&self.repo, row);
-        let processing = folder.stats().await?.breakdown.processing > 0;
-        let visible = folder.all_visible().await?;
+        let shared = SharedAlbum::new(&self.repo, row);
+        let processing = shared.stats().await?.breakdown.processing > 0;
+        let visible = shared.all_visible().await?;
         let renders = match variant {
             Variant::Screen => {
                 let ids: Vec<Uuid> = visible.iter().map(|i| i.id).collect();

@@ -4,6 +4,7 @@
 
 pub mod aliases;
 pub mod covers;
+pub mod feed;
 pub mod html;
 pub mod modes;
 pub mod stats;
@@ -180,7 +181,7 @@ impl SharedAlbum {
 }
 
 impl Sharing {
-    pub fn folder(&self, album: Album) -> SharedAlbum {
+    pub fn shared(&self, album: Album) -> SharedAlbum {
         SharedAlbum::new(&self.repo, album)
     }
 
@@ -260,9 +261,9 @@ impl Sharing {
         let used = self.repo.aliases_used(owner).await?;
         let limit = self.limit_of(owner).await?;
         let state = self.state(&album);
-        let folder = self.folder(album);
-        let (cover, was_reset) = folder.cover().await?;
-        let a = &folder.album;
+        let shared = self.shared(album);
+        let (cover, was_reset) = shared.cover().await?;
+        let a = &shared.album;
         Ok(SharingDto {
             album_id: a.id,
             mode: a.mode,
@@ -277,11 +278,11 @@ impl Sharing {
                 was_reset,
                 image_id: cover.map(|c| c.id),
             },
-            stats: folder.stats().await?,
+            stats: shared.stats().await?,
             moderation: Moderation::from(&a.takedown),
             republish,
             server_publishing: self.server_publishing,
-            policy: folder.album.policy.clone(),
+            policy: shared.album.policy.clone(),
         })
     }
 }

@@ -25,8 +25,8 @@ impl Sharing {
         if album.mode != PublishMode::Public || !self.is_live(&album) {
             return Ok(None);
         }
-        let folder = self.folder(album.clone());
-        if folder.photo(photo).await?.is_none() {
+        let shared = self.shared(album.clone());
+        if shared.photo(photo).await?.is_none() {
             return Ok(None);
         }
         let aliases = self.repo.aliases_of(album.id).await?;
@@ -41,21 +41,21 @@ impl Sharing {
             Err(to) => return Ok(Visit::Redirect(urls::in_album(&to, photo))),
         };
         let unlisted = found.album.mode == PublishMode::Unlisted;
-        let folder = self.folder(found.album);
-        let shown = folder.photo(photo).await?.ok_or(Error::NotFound)?;
-        let at = folder.rank(Some(photo)).await?.ok_or(Error::NotFound)?;
-        let total = folder.rank(None).await?.unwrap_or_default();
-        let view = self.views(&folder, &[shown]).await?;
+        let shared = self.shared(found.album);
+        let shown = shared.photo(photo).await?.ok_or(Error::NotFound)?;
+        let at = shared.rank(Some(photo)).await?.ok_or(Error::NotFound)?;
+        let total = shared.rank(None).await?.unwrap_or_default();
+        let view = self.views(&shared, &[shown]).await?;
         let view = view.first().ok_or(Error::NotFound)?;
         let link = |p: Option<Image>| p.map(|p| urls::in_album(&found.base, p.id));
-        let prev = link(folder.before(photo, 0).await?);
-        let next = folder.page(Some(photo), 1).await?.unwrap_or_default();
+        let prev = link(shared.before(photo, 0).await?);
+        let next = shared.page(Some(photo), 1).await?.unwrap_or_default();
         let next = link(next.into_iter().next());
         // The grid page that holds the photo: after the last photo of the
         // page before it (`visitors::page` cuts PAGE_SIZE at a time).
         let into_page = (at % PAGE_SIZE as i64) as u32;
         let before_page = match at >= PAGE_SIZE as i64 {
-            true => folder.before(photo, into_page).await?,
+            true => shared.before(photo, into_page).await?,
             false => None,
         };
         let back = match before_page {
@@ -65,7 +65,7 @@ impl Sharing {
         let page_url = urls::absolute(&self.base_url, &urls::in_album(&found.base, photo));
         let page = Viewer {
             photo: view,
-            folder: &folder.album.name,
+            folder: &shared.album.name,
             stylesheet: urls::routes::STYLESHEET,
             favicon: urls::routes::FAVICON,
             noindex: unlisted,
@@ -75,7 +75,7 @@ impl Sharing {
             next: next.as_deref(),
             position: at + 1,
             total,
-            download: folder.policy().allow_download,
+            download: shared.policy().allow_download,
         };
         Ok(Visit::Page {
             html: html::render(&page)?,

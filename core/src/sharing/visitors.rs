@@ -4,14 +4,14 @@
 //! Anything that is not live resolves to 2001, which the routes answer
 //! with a bare 404.
 
-use super::html::{self, AlbumPage, Feed, FeedContent, FeedEntry, Grid, PhotoPage};
+use super::html::{self, AlbumPage, Grid, PhotoPage};
 use super::stats::Stats;
 use super::view::{album_exif, facts, photo_view, whole_frames, zip_entries, PhotoView};
 use super::{SharedAlbum, Sharing};
 use crate::archive::Entry;
 use crate::auth::secrets;
 use crate::images::Images;
-use crate::{time, Error, Result};
+use crate::{Error, Result};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 use lightbox_domain::album::PublishMode;
@@ -87,12 +87,12 @@ fn parse_cursor(after: &str) -> Result<Uuid> {
 
 /// The grid page after the cursor photo, and the next cursor ("" at the
 /// end). A cursor photo that is no longer visible is 2003: start again.
-async fn page(folder: &SharedAlbum, after: Option<&str>) -> Result<(Vec<Image>, String)> {
+async fn page(shared: &SharedAlbum, after: Option<&str>) -> Result<(Vec<Image>, String)> {
     let from = after
         .filter(|a| !a.is_empty())
         .map(parse_cursor)
         .transpose()?;
-    let mut shown = folder
+    let mut shown = shared
         .page(from, PAGE_SIZE as u32 + 1)
         .await?
         .ok_or(Error::CursorStale)?;
@@ -114,7 +114,7 @@ pub(super) struct Found {
 impl Sharing {
     pub(super) async fn views(
         &self,
-        folder: &SharedAlbum,
+        shared: &SharedAlbum,
         photos: &[Image],
     ) -> Result<Vec<PhotoView>> {
         let ids: Vec<Uuid> = photos.iter().map(|p| p.id).collect();
@@ -123,7 +123,7 @@ impl Sharing {
         Ok(photos
             .iter()
             .filter_map(|p| {
-                let shown = album_exif(p, folder.policy());
+                let shown = album_exif(p, shared.policy());
                 let mut view = photo_view(p, &renders, shown, &self.image_host)?;
                 let hash = details.iter().find(|(id, _)| *id == p.id);
                 let hash = hash.and_then(|(_, d)| d.placeholder.as_deref());
@@ -138,10 +138,10 @@ impl Sharing {
     /// point the render job found.
     async fn cover_at(
         &self,
-        folder: &SharedAlbum,
+        shared: &SharedAlbum,
         cover: Option<&Image>,
     ) -> Result<Option<(u8, u8)>> {
-        let (Some(cover), CoverFocus::Smart) = (cover, folder.policy().cover_focus) else {
+        let (Some(cover), CoverFocus::Smart) = (cover, shared.policy().cover_focus) else {
             return Ok(None);
         };
         Ok(self.repo.details(cover.id).await?.cover_tenths())
@@ -152,12 +152,12 @@ impl Sharing {
     /// its render (the owner's preview, which has no visitor address).
     async fn grid(
         &self,
-        folder: &SharedAlbum,
+        shared: &SharedAlbum,
         after: Option<&str>,
         base: Option<&str>,
     ) -> Result<(String, String, Option<Uuid>)> {
-        let (shown, next_after) = page(folder, after).await?;
-        let mut photos = self.views(folder, &shown).await?;
+        let (shown, next_after) = page(shared, after).await?;
+        let mut photos = self.views(shared, &shown).await?;
         if let Some(base) = base {
             for p in &mut photos {
                 p.page = Some(urls::in_album(base, p.id));
@@ -165,7 +165,7 @@ impl Sharing {
         }
         let grid = Grid {
             photos: &photos,
-            download: folder.policy().allow_download,
+            download: shared.policy().allow_download,
             first_page: after.is_none_or(str::is_empty),
             next_after: &next_after,
         };
@@ -175,28 +175,28 @@ impl Sharing {
 
     async fn cover_view(
         &self,
-        folder: &SharedAlbum,
+        shared: &SharedAlbum,
         cover: Option<Image>,
     ) -> Result<Option<PhotoView>> {
         let Some(cover) = cover else { return Ok(None) };
-        let views = self.views(folder, &[cover]).await?;
+        let views = self.views(shared, &[cover]).await?;
         Ok(views.into_iter().next())
     }
 
     /// `album.preview`: the folder as a visitor would see it, in any state.
     pub async fn preview(&self, owner: Uuid, album: Uuid, after: Option<&str>) -> Result<Preview> {
-        let folder = self.folder(self.owned(owner, album).await?);
-        let (html, next_after, _) = self.grid(&folder, after, None).await?;
-        let stats = folder.stats().await?;
+        let shared = self.shared(self.owned(owner, album).await?);
+        let (html, next_after, _) = self.grid(&shared, after, None).await?;
+        let stats = shared.stats().await?;
         let any_visible = stats.visible > 0;
         Ok(Preview {
             html,
             stylesheet_url: urls::absolute(&self.base_url, urls::routes::STYLESHEET),
-            visitor_state: visitor_state(&folder.album, self.server_publishing, any_visible),
+            visitor_state: visitor_state(&shared.album, self.server_publishing, any_visible),
             stats,
             next_after,
             og_image_url: self
-                .cover_view(&folder, folder.cover().await?.0)
+                .cover_view(&shared, shared.cover().await?.0)
                 .await?
                 .map(|v| v.full),
         })
@@ -264,11 +264,11 @@ impl Sharing {
             }
         };
         let unlisted = found.album.mode == PublishMode::Unlisted;
-        let folder = self.folder(found.album);
-        let (grid, _, first) = self.grid(&folder, after, Some(&found.base)).await?;
-        let (cover, _) = folder.cover().await?;
-        let cover_at = self.cover_at(&folder, cover.as_ref()).await?;
-        let cover = self.cover_view(&folder, cover).await?;
+        let shared = self.shared(found.album);
+        let (grid, _, first) = self.grid(&shared, after, Some(&found.base)).await?;
+        let (cover, _) = shared.cover().await?;
+        let cover_at = self.cover_at(&shared, cover.as_ref()).await?;
+        let cover = self.cover_view(&shared, cover).await?;
         // The automatic cover is the grid's first photo: shown at the top
         // of the first page it would repeat right above itself.
         let repeats = after.is_none_or(str::is_empty) && cover.as_ref().map(|c| c.id) == first;
@@ -276,7 +276,7 @@ impl Sharing {
         let feed = urls::feed(&found.base);
         let zip = urls::zip(&found.base);
         let page_url = urls::absolute(&self.base_url, &found.base);
-        let a = &folder.album;
+        let a = &shared.album;
         let page = AlbumPage {
             name: &a.name,
             description: &a.description,
@@ -298,51 +298,6 @@ impl Sharing {
         })
     }
 
-    /// The Atom feed of a public folder whose policy has `feed` on.
-    pub async fn feed(&self, address: &Address) -> Result<Served<String>> {
-        let found = match self.find(address).await? {
-            Ok(f) => f,
-            Err(to) => return Ok(Served::Moved(to)),
-        };
-        let folder = self.folder(found.album);
-        if folder.album.mode != PublishMode::Public || !folder.policy().feed {
-            return Err(Error::NotFound);
-        }
-        let visible = folder
-            .page(None, FEED_SIZE as u32)
-            .await?
-            .unwrap_or_default();
-        let photos = self.views(&folder, &visible).await?;
-        let mut entries = Vec::with_capacity(photos.len());
-        for p in &photos {
-            let content = FeedContent {
-                src: &p.src,
-                title: &p.title,
-                description: &p.description,
-            };
-            entries.push(FeedEntry {
-                id: p.id.to_string(),
-                title: p.title.clone(),
-                updated: time::rfc3339(p.created_at),
-                html: html::render(&content)?,
-            });
-        }
-        let newest = photos.iter().map(|p| p.created_at).max();
-        let updated = newest.or(folder.album.published_at).unwrap_or_default();
-        let page_url = urls::absolute(&self.base_url, &found.base);
-        let id = folder.album.id.to_string();
-        let feed = Feed {
-            id: &id,
-            name: &folder.album.name,
-            description: &folder.album.description,
-            self_url: &urls::feed(&page_url),
-            page_url: &page_url,
-            updated: &time::rfc3339(updated),
-            entries: &entries,
-        };
-        html::render(&feed).map(Served::Here)
-    }
-
     /// The zip a visitor downloads: the largest whole-frame render of
     /// every visible photo (never an original), when the policy allows it.
     pub async fn visitor_archive(&self, address: &Address) -> Result<Served<Vec<Entry>>> {
@@ -350,11 +305,11 @@ impl Sharing {
             Ok(f) => f,
             Err(to) => return Ok(Served::Moved(to)),
         };
-        let folder = self.folder(found.album);
-        if !folder.policy().allow_download {
+        let shared = self.shared(found.album);
+        if !shared.policy().allow_download {
             return Err(Error::NotFound);
         }
-        let visible = folder.all_visible().await?;
+        let visible = shared.all_visible().await?;
         let renders = self.renders_of(&visible).await?;
         Ok(Served::Here(zip_entries(&visible, &renders, false)))
     }
