@@ -65,7 +65,7 @@ where
 
 /// A crop spec as `image.crop.add` and `album.crop.set` take it, flattened
 /// beside the id of what it crops.
-#[derive(Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub struct CropParams {
     #[schemars(regex(pattern = "^[a-z0-9][a-z0-9-]{0,31}$"))]
     code: String,
