@@ -15,7 +15,7 @@ pub fn new_id() -> Uuid {
 
 /// Parses a client-supplied id; anything but a UUID is a validation error on `field`.
 pub fn parse(field: &str, raw: &str) -> Result<Uuid> {
-    Uuid::parse_str(raw).map_err(|_| Error::invalid(field, "must be a UUID"))
+    Uuid::parse_str(raw).map_err(|_| Error::invalid(field, lightbox_domain::id::NOT_A_UUID))
 }
 
 #[cfg(test)]

@@ -4,10 +4,11 @@
 
 use crate::db::{DynRepo, Moderated};
 use crate::images::dto::Moderation;
-use crate::{ids, time, Error, Result};
+use crate::{time, Error, Result};
 use lightbox_domain::checks::char_len_between;
 use lightbox_domain::moderation::Takedown;
 use serde::Serialize;
+use uuid::Uuid;
 
 #[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct ModerationResult {
@@ -19,10 +20,10 @@ pub struct ModerationResult {
 }
 
 /// Exactly one of the two ids.
-pub fn target(album_id: Option<&str>, image_id: Option<&str>) -> Result<Moderated> {
+pub fn target(album_id: Option<Uuid>, image_id: Option<Uuid>) -> Result<Moderated> {
     match (album_id, image_id) {
-        (Some(a), None) => Ok(Moderated::Album(ids::parse("album_id", a)?)),
-        (None, Some(i)) => Ok(Moderated::Image(ids::parse("image_id", i)?)),
+        (Some(a), None) => Ok(Moderated::Album(a)),
+        (None, Some(i)) => Ok(Moderated::Image(i)),
         _ => Err(Error::invalid(
             "album_id",
             "give exactly one of album_id and image_id",

@@ -1,7 +1,7 @@
 //! A folder: its owner, its publication mode, and the visitor policy with
 //! the photo order it names.
 
-use super::error::{Error, Result};
+use super::error::Result;
 use super::exif::ExifVisibility;
 use super::image::Image;
 use super::moderation::Takedown;
@@ -164,30 +164,19 @@ pub struct PolicyPatch {
     pub show_camera: Option<bool>,
     pub allow_download: Option<bool>,
     pub feed: Option<bool>,
-    pub order: Option<String>,
-    pub cover_focus: Option<String>,
-}
-
-/// 2002 on `field`, listing the accepted names as a JSON-style array.
-fn one_of<T: Copy + std::fmt::Display>(field: &str, all: &[T]) -> Error {
-    let names: Vec<String> = all.iter().map(|v| v.to_string()).collect();
-    Error::invalid(field, format!("must be one of {names:?}"))
+    pub order: Option<Order>,
+    pub cover_focus: Option<CoverFocus>,
 }
 
 impl PolicyPatch {
-    pub fn apply(self, mut p: Policy) -> Result<Policy> {
-        if let Some(order) = self.order {
-            p.order = Order::parse(&order).ok_or_else(|| one_of("order", Order::ALL))?;
-        }
-        if let Some(focus) = self.cover_focus {
-            p.cover_focus =
-                CoverFocus::parse(&focus).ok_or_else(|| one_of("cover_focus", CoverFocus::ALL))?;
-        }
+    pub fn apply(self, mut p: Policy) -> Policy {
+        p.order = self.order.unwrap_or(p.order);
+        p.cover_focus = self.cover_focus.unwrap_or(p.cover_focus);
         p.show_location = self.show_location.unwrap_or(p.show_location);
         p.show_date = self.show_date.unwrap_or(p.show_date);
         p.show_camera = self.show_camera.unwrap_or(p.show_camera);
         p.allow_download = self.allow_download.unwrap_or(p.allow_download);
         p.feed = self.feed.unwrap_or(p.feed);
-        Ok(p)
+        p
     }
 }

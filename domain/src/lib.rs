@@ -22,6 +22,7 @@ pub mod downloads;
 pub mod error;
 pub mod exif;
 pub mod focus;
+pub mod id;
 pub mod image;
 pub mod jobs;
 pub mod links;

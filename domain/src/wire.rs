@@ -1,12 +1,15 @@
 //! `wire_enum!`: a state enum whose serde names are its wire (and stored)
 //! strings, with the one mapping to and from text that the database uses.
+//! It deserialises itself: a name it does not know is refused with the
+//! choices ("must be a, b or c"), so a param of its type needs no check of
+//! its own and its 2002 names the param (`serde_path_to_error`).
 
 macro_rules! wire_enum {
     ($(#[$meta:meta])* pub enum $name:ident {
         $($(#[$vmeta:meta])* $variant:ident = $wire:literal),+ $(,)?
     }) => {
         $(#[$meta])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, schemars::JsonSchema)]
         pub enum $name {
             $($(#[$vmeta])* #[serde(rename = $wire)] $variant),+
         }
@@ -39,6 +42,33 @@ macro_rules! wire_enum {
                     }
                     _ => names.concat(),
                 }
+            }
+
+            /// Why a name is refused: "must be a, b or c".
+            pub fn refusal() -> String {
+                format!("must be {}", Self::choices())
+            }
+
+            /// The value of param `field`, or 2002 on it; for a param read as
+            /// text because another check must answer first.
+            pub fn from_param(field: &str, text: &str) -> $crate::error::Result<$name> {
+                Self::parse(text).ok_or_else(|| $crate::error::Error::invalid(field, Self::refusal()))
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<$name, D::Error> {
+                struct Names;
+                impl serde::de::Visitor<'_> for Names {
+                    type Value = $name;
+                    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                        write!(f, "one of {}", $name::choices())
+                    }
+                    fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<$name, E> {
+                        $name::parse(text).ok_or_else(|| E::custom($name::refusal()))
+                    }
+                }
+                d.deserialize_str(Names)
             }
         }
 

@@ -4,6 +4,7 @@ use super::account::{Nothing, UserResult};
 use super::ctx::Ctx;
 use lightbox_core::accounts;
 use lightbox_core::domain::accounts::UserDto;
+use lightbox_core::domain::id::Id;
 use lightbox_core::moderation::{self, ModerationResult};
 use lightbox_core::Result;
 use serde::{Deserialize, Serialize};
@@ -38,31 +39,27 @@ pub async fn list_users(ctx: Ctx, _: Nothing) -> Result<Users> {
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Takedown {
-    #[schemars(with = "Option<uuid::Uuid>")]
-    album_id: Option<String>,
-    #[schemars(with = "Option<uuid::Uuid>")]
-    image_id: Option<String>,
+    album_id: Option<Id>,
+    image_id: Option<Id>,
     reason: String,
 }
 
 pub async fn takedown(ctx: Ctx, p: Takedown) -> Result<ModerationResult> {
-    let target = moderation::target(p.album_id.as_deref(), p.image_id.as_deref())?;
+    let target = moderation::target(p.album_id.map(Into::into), p.image_id.map(Into::into))?;
     moderation::set(&ctx.state.repo, target, Some(&p.reason)).await
 }
 
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Restore {
-    #[schemars(with = "Option<uuid::Uuid>")]
-    album_id: Option<String>,
-    #[schemars(with = "Option<uuid::Uuid>")]
-    image_id: Option<String>,
+    album_id: Option<Id>,
+    image_id: Option<Id>,
     #[serde(default)]
     #[allow(dead_code)]
     reason: Option<String>,
 }
 
 pub async fn restore(ctx: Ctx, p: Restore) -> Result<ModerationResult> {
-    let target = moderation::target(p.album_id.as_deref(), p.image_id.as_deref())?;
+    let target = moderation::target(p.album_id.map(Into::into), p.image_id.map(Into::into))?;
     moderation::set(&ctx.state.repo, target, None).await
 }

@@ -3,14 +3,14 @@
 
 use super::account::Nothing;
 use super::ctx::Ctx;
+use crate::params::{flattened, CropParams};
 use lightbox_core::albums::{AlbumDto, Items, JobResult};
 use lightbox_core::auth::links::SignedLink;
-use lightbox_core::domain::crop::{CropSpec, Format, Mode, DEFAULT_QUALITY};
-use lightbox_core::domain::focus::Focus;
+use lightbox_core::domain::downloads::Variant;
+use lightbox_core::domain::id::Id;
 use lightbox_core::domain::links::{Link, LinkKind};
-use lightbox_core::images::downloads;
 use lightbox_core::sharing::aliases::{OwnerLookup, OwnerStatus};
-use lightbox_core::{ids, Result};
+use lightbox_core::Result;
 use serde::Deserialize;
 
 #[derive(Deserialize, schemars::JsonSchema)]
@@ -25,7 +25,7 @@ pub struct Create {
 }
 
 pub async fn create(ctx: Ctx, p: Create) -> Result<AlbumDto> {
-    let owner = ctx.caller()?.user_id;
+    let owner = ctx.owner()?;
     ctx.state
         .albums
         .create(owner, &p.name, &p.description)
@@ -34,25 +34,22 @@ pub async fn create(ctx: Ctx, p: Create) -> Result<AlbumDto> {
 
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct Id {
-    #[schemars(with = "uuid::Uuid")]
-    id: String,
+pub struct ById {
+    id: Id,
 }
 
-pub async fn get(ctx: Ctx, p: Id) -> Result<AlbumDto> {
-    let id = ids::parse("id", &p.id)?;
-    ctx.state.albums.get(ctx.caller()?.user_id, id).await
+pub async fn get(ctx: Ctx, p: ById) -> Result<AlbumDto> {
+    ctx.state.albums.get(ctx.owner()?, p.id.0).await
 }
 
 pub async fn list(ctx: Ctx, _: Nothing) -> Result<Items<AlbumDto>> {
-    ctx.state.albums.list(ctx.caller()?.user_id).await
+    ctx.state.albums.list(ctx.owner()?).await
 }
 
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Update {
-    #[schemars(with = "uuid::Uuid")]
-    id: String,
+    id: Id,
     /// Omitted: unchanged.
     #[schemars(length(min = 1, max = 200))]
     name: Option<String>,
@@ -62,121 +59,87 @@ pub struct Update {
 }
 
 pub async fn update(ctx: Ctx, p: Update) -> Result<AlbumDto> {
-    let id = ids::parse("id", &p.id)?;
-    let owner = ctx.caller()?.user_id;
+    let owner = ctx.owner()?;
     ctx.state
         .albums
-        .update(owner, id, p.name.as_deref(), p.description.as_deref())
+        .update(owner, p.id.0, p.name.as_deref(), p.description.as_deref())
         .await
 }
 
-pub async fn delete(ctx: Ctx, p: Id) -> Result<JobResult> {
-    let id = ids::parse("id", &p.id)?;
-    ctx.state.albums.delete(ctx.caller()?.user_id, id).await
+pub async fn delete(ctx: Ctx, p: ById) -> Result<JobResult> {
+    ctx.state.albums.delete(ctx.owner()?, p.id.0).await
 }
 
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Reorder {
-    #[schemars(with = "uuid::Uuid")]
-    album_id: String,
+    album_id: Id,
     /// Photos of the folder, in their new order; the rest follow in their old one.
-    #[schemars(with = "Vec<uuid::Uuid>")]
-    ordered_ids: Vec<String>,
+    ordered_ids: Vec<Id>,
 }
 
 pub async fn reorder(ctx: Ctx, p: Reorder) -> Result<Nothing> {
-    let album = ids::parse("album_id", &p.album_id)?;
-    let ordered = p
-        .ordered_ids
-        .iter()
-        .map(|i| ids::parse("ordered_ids", i))
-        .collect::<Result<Vec<_>>>()?;
-    let owner = ctx.caller()?.user_id;
-    ctx.state.albums.reorder(owner, album, &ordered).await?;
+    let ordered: Vec<_> = p.ordered_ids.into_iter().map(Into::into).collect();
+    let owner = ctx.owner()?;
+    ctx.state
+        .albums
+        .reorder(owner, p.album_id.0, &ordered)
+        .await?;
     Ok(Nothing {})
 }
 
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CropSet {
-    #[schemars(with = "uuid::Uuid")]
-    album_id: String,
-    #[schemars(regex(pattern = "^[a-z0-9][a-z0-9-]{0,31}$"))]
-    code: String,
-    /// 0 (follow the height) to 15000; width or height must be positive.
-    #[schemars(range(max = 15000))]
-    width: u32,
-    #[schemars(range(max = 15000))]
-    height: u32,
-    #[serde(default)]
-    mode: Mode,
-    #[serde(default)]
-    format: Format,
-    /// Default 80.
-    #[schemars(range(min = 1, max = 100))]
-    quality: Option<u8>,
-    focus: Option<Focus>,
+    album_id: Id,
+    #[serde(flatten, deserialize_with = "flattened")]
+    spec: CropParams,
 }
 
 pub async fn crop_set(ctx: Ctx, p: CropSet) -> Result<JobResult> {
-    let album = ids::parse("album_id", &p.album_id)?;
-    let spec = CropSpec {
-        code: p.code,
-        width: p.width,
-        height: p.height,
-        mode: p.mode,
-        format: p.format,
-        quality: p.quality.unwrap_or(DEFAULT_QUALITY),
-        focus: p.focus,
-        at: None,
-    };
-    let owner = ctx.caller()?.user_id;
-    ctx.state.albums.set_crop(owner, album, spec).await
-}
-
-#[derive(Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct CropDelete {
-    #[schemars(with = "uuid::Uuid")]
-    album_id: String,
-    code: String,
-}
-
-pub async fn crop_delete(ctx: Ctx, p: CropDelete) -> Result<JobResult> {
-    let album = ids::parse("album_id", &p.album_id)?;
-    let owner = ctx.caller()?.user_id;
-    ctx.state.albums.delete_crop(owner, album, &p.code).await
-}
-
-pub async fn owner_status(ctx: Ctx, q: OwnerLookup) -> Result<OwnerStatus> {
+    let owner = ctx.owner()?;
     ctx.state
-        .sharing
-        .owner_status(ctx.caller()?.user_id, q)
+        .albums
+        .set_crop(owner, p.album_id.0, p.spec.into())
         .await
 }
 
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+pub struct CropDelete {
+    album_id: Id,
+    code: String,
+}
+
+pub async fn crop_delete(ctx: Ctx, p: CropDelete) -> Result<JobResult> {
+    let owner = ctx.owner()?;
+    ctx.state
+        .albums
+        .delete_crop(owner, p.album_id.0, &p.code)
+        .await
+}
+
+pub async fn owner_status(ctx: Ctx, q: OwnerLookup) -> Result<OwnerStatus> {
+    ctx.state.sharing.owner_status(ctx.owner()?, q).await
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct DownloadToken {
-    #[schemars(with = "uuid::Uuid")]
-    album_id: String,
-    #[schemars(with = "lightbox_core::domain::downloads::Variant")]
-    variant: String,
+    album_id: Id,
+    variant: Variant,
 }
 
 /// Checks there is something to download now and signs a 5-minute link
 /// for the folder and variant; every request of it checks again.
 pub async fn download_token(ctx: Ctx, p: DownloadToken) -> Result<SignedLink> {
-    let album = ids::parse("album_id", &p.album_id)?;
-    let owner = ctx.caller()?.user_id;
-    let variant = downloads::variant(&p.variant)?;
+    let (owner, album) = (ctx.owner()?, p.album_id.0);
     ctx.state
         .albums
-        .archive_entries(owner, album, variant)
+        .archive_entries(owner, album, p.variant)
         .await?;
     let link = Link {
-        variant: Some(variant),
+        variant: Some(p.variant),
         ..Link::new(LinkKind::AlbumDownload, owner, album)
     };
     ctx.state.signer.sign_link(&link)

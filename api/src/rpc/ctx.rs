@@ -7,6 +7,7 @@ use lightbox_core::auth::Caller;
 use lightbox_core::domain::error::AuthFailure;
 use lightbox_core::{Error, Result};
 use std::time::Duration;
+use uuid::Uuid;
 
 /// The longest `Prefer: wait` honoured, well inside the per-call time cap
 /// and shutdown's grace, so a held call never outlives either.
@@ -85,6 +86,11 @@ impl Ctx {
         self.caller
             .as_ref()
             .ok_or(Error::auth(AuthFailure::Missing))
+    }
+
+    /// The authenticated caller's user id: whose things a call acts on.
+    pub fn owner(&self) -> Result<Uuid> {
+        Ok(self.caller()?.user_id)
     }
 }
 

@@ -2,31 +2,32 @@
 
 use super::account::Nothing;
 use super::ctx::Ctx;
+use crate::params::{flattened, CropParams};
 use lightbox_core::auth::links::SignedLink;
-use lightbox_core::domain::crop::{CropSpec, Format, Mode, DEFAULT_QUALITY};
-use lightbox_core::domain::focus::{check_point, Focus, Point};
+use lightbox_core::domain::downloads::Variant;
+use lightbox_core::domain::focus::{check_point, Point};
+use lightbox_core::domain::id::{AnyId, Id};
+use lightbox_core::domain::image::Visibility;
 use lightbox_core::domain::links::{Link, LinkKind};
-use lightbox_core::images::downloads::{self, DownloadChoices};
+use lightbox_core::images::downloads::DownloadChoices;
 use lightbox_core::images::dto::{ImageDto, PublicImage};
 use lightbox_core::images::manage::{Edit, VisibilityGroups};
 use lightbox_core::images::Page;
 use lightbox_core::metrics::METRICS;
-use lightbox_core::{ids, Result};
+use lightbox_core::{Error, Result};
 use serde::Deserialize;
 
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct Id {
-    #[schemars(with = "uuid::Uuid")]
-    id: String,
+pub struct ById {
+    id: Id,
 }
 
 /// With `Prefer: wait=N`, a photo still `processing` is answered once it
 /// settles or N seconds (at most `ctx::MAX_WAIT`) have passed; past the
 /// waits the process holds at once (`limits::MAX_WAITS*`), at once.
-pub async fn get(ctx: Ctx, p: Id) -> Result<ImageDto> {
-    let id = ids::parse("id", &p.id)?;
-    let owner = ctx.caller()?.user_id;
+pub async fn get(ctx: Ctx, p: ById) -> Result<ImageDto> {
+    let (owner, id) = (ctx.owner()?, p.id.0);
     let images = &ctx.state.images;
     let Some(wait) = ctx.wait else {
         return images.get(owner, id).await;
@@ -51,53 +52,39 @@ pub struct List {
     /// Default 50.
     #[schemars(range(min = 1, max = 200))]
     limit: Option<i64>,
-    #[schemars(with = "Option<uuid::Uuid>")]
-    album_id: Option<String>,
+    album_id: Option<Id>,
 }
 
 pub async fn list(ctx: Ctx, p: List) -> Result<Page> {
-    let album = p
-        .album_id
-        .as_deref()
-        .map(|a| ids::parse("album_id", a))
-        .transpose()?;
-    let owner = ctx.caller()?.user_id;
+    let album = p.album_id.map(Into::into);
     ctx.state
         .images
-        .list(owner, album, p.cursor.as_deref(), p.limit)
+        .list(ctx.owner()?, album, p.cursor.as_deref(), p.limit)
         .await
 }
 
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Update {
-    #[schemars(with = "uuid::Uuid")]
-    id: String,
+    id: Id,
     #[schemars(length(max = 200))]
     title: Option<String>,
     #[schemars(length(max = 5000))]
     description: Option<String>,
     /// Moves the photo to this folder of the caller's.
-    #[schemars(with = "Option<uuid::Uuid>")]
-    album_id: Option<String>,
+    album_id: Option<Id>,
     /// Absent: unchanged; null: cleared; `{x, y}`: set.
     #[serde(default, deserialize_with = "crate::params::present")]
     focus: Option<Option<Point>>,
 }
 
 pub async fn update(ctx: Ctx, p: Update) -> Result<ImageDto> {
-    let id = ids::parse("id", &p.id)?;
-    let album_id = p
-        .album_id
-        .as_deref()
-        .map(|a| ids::parse("album_id", a))
-        .transpose()?;
+    let (owner, id) = (ctx.owner()?, p.id.0);
     let edit = Edit {
         title: p.title,
         description: p.description,
-        album_id,
+        album_id: p.album_id.map(Into::into),
     };
-    let owner = ctx.caller()?.user_id;
     let Some(focus) = p.focus else {
         return ctx.state.images.update(owner, id, edit).await;
     };
@@ -106,110 +93,83 @@ pub async fn update(ctx: Ctx, p: Update) -> Result<ImageDto> {
     ctx.state.images.set_focus(owner, id, focus).await
 }
 
-pub async fn delete(ctx: Ctx, p: Id) -> Result<Nothing> {
-    let id = ids::parse("id", &p.id)?;
-    ctx.state.images.delete(ctx.caller()?.user_id, id).await?;
+pub async fn delete(ctx: Ctx, p: ById) -> Result<Nothing> {
+    ctx.state.images.delete(ctx.owner()?, p.id.0).await?;
     Ok(Nothing {})
 }
 
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CropAdd {
-    #[schemars(with = "uuid::Uuid")]
-    id: String,
-    #[schemars(regex(pattern = "^[a-z0-9][a-z0-9-]{0,31}$"))]
-    code: String,
-    /// 0 (follow the height) to 15000; width or height must be positive.
-    #[schemars(range(max = 15000))]
-    width: u32,
-    #[schemars(range(max = 15000))]
-    height: u32,
-    #[serde(default)]
-    mode: Mode,
-    #[serde(default)]
-    format: Format,
-    /// Default 80.
-    #[schemars(range(min = 1, max = 100))]
-    quality: Option<u8>,
-    focus: Option<Focus>,
+    id: Id,
+    #[serde(flatten, deserialize_with = "flattened")]
+    spec: CropParams,
 }
 
 pub async fn crop_add(ctx: Ctx, p: CropAdd) -> Result<ImageDto> {
-    let id = ids::parse("id", &p.id)?;
-    let spec = CropSpec {
-        code: p.code,
-        width: p.width,
-        height: p.height,
-        mode: p.mode,
-        format: p.format,
-        quality: p.quality.unwrap_or(DEFAULT_QUALITY),
-        focus: p.focus,
-        at: None,
-    };
+    let owner = ctx.owner()?;
     ctx.state
         .images
-        .add_crop(ctx.caller()?.user_id, id, spec)
+        .add_crop(owner, p.id.0, p.spec.into())
         .await
 }
 
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CropDelete {
-    #[schemars(with = "uuid::Uuid")]
-    id: String,
+    id: Id,
     code: String,
 }
 
 pub async fn crop_delete(ctx: Ctx, p: CropDelete) -> Result<ImageDto> {
-    let id = ids::parse("id", &p.id)?;
-    ctx.state
-        .images
-        .delete_crop(ctx.caller()?.user_id, id, &p.code)
-        .await
+    let owner = ctx.owner()?;
+    ctx.state.images.delete_crop(owner, p.id.0, &p.code).await
 }
 
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SetVisibility {
-    #[schemars(with = "uuid::Uuid")]
-    id: String,
-    #[schemars(with = "lightbox_core::domain::image::Visibility")]
-    visibility: String,
+    id: Id,
+    visibility: Visibility,
 }
 
 pub async fn set_visibility(ctx: Ctx, p: SetVisibility) -> Result<ImageDto> {
-    let id = ids::parse("id", &p.id)?;
+    let owner = ctx.owner()?;
     ctx.state
         .images
-        .set_visibility(ctx.caller()?.user_id, id, &p.visibility)
+        .set_visibility(owner, p.id.0, p.visibility)
         .await
 }
 
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExifVisibility {
-    #[schemars(with = "uuid::Uuid")]
-    id: String,
+    id: Id,
     groups: VisibilityGroups,
 }
 
 pub async fn exif_set_visibility(ctx: Ctx, p: ExifVisibility) -> Result<ImageDto> {
-    let id = ids::parse("id", &p.id)?;
+    let owner = ctx.owner()?;
     ctx.state
         .images
-        .set_exif_visibility(ctx.caller()?.user_id, id, p.groups)
+        .set_exif_visibility(owner, p.id.0, p.groups)
         .await
 }
 
-pub async fn get_public(ctx: Ctx, p: Id) -> Result<PublicImage> {
-    // Not a UUID cannot be a public photo: same answer as any other miss.
-    let id = ids::parse("id", &p.id).map_err(|_| lightbox_core::Error::NotFound)?;
+#[derive(Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PublicId {
+    // Text that is no UUID names no photo: 2001, as for any other miss.
+    id: AnyId,
+}
+
+pub async fn get_public(ctx: Ctx, p: PublicId) -> Result<PublicImage> {
+    let id = p.id.0.ok_or(Error::NotFound)?;
     ctx.state.images.get_public(id).await
 }
 
-pub async fn archive_token(ctx: Ctx, p: Id) -> Result<SignedLink> {
-    let id = ids::parse("id", &p.id)?;
-    let owner = ctx.caller()?.user_id;
+pub async fn archive_token(ctx: Ctx, p: ById) -> Result<SignedLink> {
+    let (owner, id) = (ctx.owner()?, p.id.0);
     ctx.state.images.get(owner, id).await?;
     ctx.state
         .signer
@@ -219,9 +179,9 @@ pub async fn archive_token(ctx: Ctx, p: Id) -> Result<SignedLink> {
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DownloadToken {
-    #[schemars(with = "uuid::Uuid")]
-    id: String,
-    #[schemars(with = "lightbox_core::domain::downloads::Variant")]
+    id: Id,
+    // Read as text: whose image it is is checked before what is asked of it.
+    #[schemars(with = "Variant")]
     variant: String,
     /// With `variant: screen`: the render's code.
     crop: Option<String>,
@@ -232,12 +192,10 @@ pub struct DownloadToken {
 /// Checks the download is available now and signs a link for exactly it;
 /// it never starts work.
 pub async fn download_token(ctx: Ctx, p: DownloadToken) -> Result<SignedLink> {
-    let id = ids::parse("id", &p.id)?;
-    let owner = ctx.caller()?.user_id;
-    let variant = match downloads::variant(&p.variant) {
+    let (owner, id) = (ctx.owner()?, p.id.0);
+    let variant = match Variant::from_param("variant", &p.variant) {
         Ok(v) => v,
         Err(bad) => {
-            // Whose image it is is checked before what is asked of it.
             ctx.state.images.get(owner, id).await?;
             return Err(bad);
         }
@@ -261,16 +219,15 @@ pub async fn download_token(ctx: Ctx, p: DownloadToken) -> Result<SignedLink> {
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DownloadStatus {
-    #[schemars(with = "uuid::Uuid")]
-    id: String,
+    id: Id,
     crop: Option<String>,
     spec: Option<i64>,
 }
 
 pub async fn download_status(ctx: Ctx, p: DownloadStatus) -> Result<DownloadChoices> {
-    let id = ids::parse("id", &p.id)?;
+    let owner = ctx.owner()?;
     ctx.state
         .images
-        .download_choices(ctx.caller()?.user_id, id, p.crop.as_deref(), p.spec)
+        .download_choices(owner, p.id.0, p.crop.as_deref(), p.spec)
         .await
 }

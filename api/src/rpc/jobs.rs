@@ -13,6 +13,6 @@ pub struct Get {
 }
 
 pub async fn get(ctx: Ctx, p: Get) -> Result<Job> {
-    let owner = ctx.caller()?.user_id;
+    let owner = ctx.owner()?;
     ctx.state.albums.job(owner, p.job_id).await
 }

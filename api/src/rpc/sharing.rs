@@ -2,43 +2,38 @@
 //! `album.preview`: publishing a folder and what its visitors see.
 
 use super::ctx::Ctx;
-use lightbox_core::domain::album::PolicyPatch;
+use lightbox_core::domain::album::{CoverFocus, Order, PolicyPatch};
+use lightbox_core::domain::id::Id;
 use lightbox_core::sharing::aliases::CheckResult;
 use lightbox_core::sharing::visitors::Preview;
 use lightbox_core::sharing::SharingDto;
-use lightbox_core::{ids, Result};
+use lightbox_core::Result;
 use serde::Deserialize;
 
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AlbumId {
-    #[schemars(with = "uuid::Uuid")]
-    album_id: String,
+    album_id: Id,
 }
 
 pub async fn get(ctx: Ctx, p: AlbumId) -> Result<SharingDto> {
-    let album = ids::parse("album_id", &p.album_id)?;
-    ctx.state.sharing.get(ctx.caller()?.user_id, album).await
+    ctx.state.sharing.get(ctx.owner()?, p.album_id.0).await
 }
 
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SetPolicy {
-    #[schemars(with = "uuid::Uuid")]
-    album_id: String,
+    album_id: Id,
     show_location: Option<bool>,
     show_date: Option<bool>,
     show_camera: Option<bool>,
     allow_download: Option<bool>,
     feed: Option<bool>,
-    #[schemars(with = "Option<lightbox_core::domain::album::Order>")]
-    order: Option<String>,
-    #[schemars(with = "Option<lightbox_core::domain::album::CoverFocus>")]
-    cover_focus: Option<String>,
+    order: Option<Order>,
+    cover_focus: Option<CoverFocus>,
 }
 
 pub async fn set_policy(ctx: Ctx, p: SetPolicy) -> Result<SharingDto> {
-    let album = ids::parse("album_id", &p.album_id)?;
     let patch = PolicyPatch {
         show_location: p.show_location,
         show_date: p.show_date,
@@ -48,15 +43,19 @@ pub async fn set_policy(ctx: Ctx, p: SetPolicy) -> Result<SharingDto> {
         order: p.order,
         cover_focus: p.cover_focus,
     };
-    let owner = ctx.caller()?.user_id;
-    ctx.state.sharing.set_policy(owner, album, patch).await
+    let owner = ctx.owner()?;
+    ctx.state
+        .sharing
+        .set_policy(owner, p.album_id.0, patch)
+        .await
 }
 
+// `mode` and `token` are read as text and checked by the service after
+// the takedown check: a taken-down folder answers 2004 first.
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SetMode {
-    #[schemars(with = "uuid::Uuid")]
-    album_id: String,
+    album_id: Id,
     #[schemars(with = "lightbox_core::domain::album::PublishMode")]
     mode: String,
     /// For `unlisted`: a `new` link (default) or `keep` the live one.
@@ -68,13 +67,12 @@ pub struct SetMode {
 }
 
 pub async fn set_mode(ctx: Ctx, p: SetMode) -> Result<SharingDto> {
-    let album = ids::parse("album_id", &p.album_id)?;
-    let owner = ctx.caller()?.user_id;
+    let owner = ctx.owner()?;
     ctx.state
         .sharing
         .set_mode(
             owner,
-            album,
+            p.album_id.0,
             &p.mode,
             p.token.as_deref(),
             p.alias.as_deref(),
@@ -85,44 +83,37 @@ pub async fn set_mode(ctx: Ctx, p: SetMode) -> Result<SharingDto> {
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Republish {
-    #[schemars(with = "uuid::Uuid")]
-    album_id: String,
+    album_id: Id,
     #[schemars(with = "Option<lightbox_core::domain::sharing::TokenChoice>")]
     token: Option<String>,
 }
 
 pub async fn republish(ctx: Ctx, p: Republish) -> Result<SharingDto> {
-    let album = ids::parse("album_id", &p.album_id)?;
-    let owner = ctx.caller()?.user_id;
+    let owner = ctx.owner()?;
     ctx.state
         .sharing
-        .republish(owner, album, p.token.as_deref())
+        .republish(owner, p.album_id.0, p.token.as_deref())
         .await
 }
 
 pub async fn reset_token(ctx: Ctx, p: AlbumId) -> Result<SharingDto> {
-    let album = ids::parse("album_id", &p.album_id)?;
-    ctx.state
-        .sharing
-        .reset_token(ctx.caller()?.user_id, album)
-        .await
+    let owner = ctx.owner()?;
+    ctx.state.sharing.reset_token(owner, p.album_id.0).await
 }
 
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Release {
-    #[schemars(with = "uuid::Uuid")]
-    album_id: String,
+    album_id: Id,
     #[schemars(length(min = 3, max = 63))]
     alias: String,
 }
 
 pub async fn alias_release(ctx: Ctx, p: Release) -> Result<SharingDto> {
-    let album = ids::parse("album_id", &p.album_id)?;
-    let owner = ctx.caller()?.user_id;
+    let owner = ctx.owner()?;
     ctx.state
         .sharing
-        .release_alias(owner, album, &p.alias)
+        .release_alias(owner, p.album_id.0, &p.alias)
         .await
 }
 
@@ -134,45 +125,39 @@ pub struct Check {
 }
 
 pub async fn alias_check(ctx: Ctx, p: Check) -> Result<CheckResult> {
-    let owner = ctx.caller()?.user_id;
+    let owner = ctx.owner()?;
     ctx.state.sharing.check_alias(owner, &p.alias).await
 }
 
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CoverSet {
-    #[schemars(with = "uuid::Uuid")]
-    album_id: String,
+    album_id: Id,
     /// Null (or absent) restores the automatic choice.
-    #[schemars(with = "Option<uuid::Uuid>")]
-    image_id: Option<String>,
+    image_id: Option<Id>,
 }
 
 pub async fn cover_set(ctx: Ctx, p: CoverSet) -> Result<SharingDto> {
-    let album = ids::parse("album_id", &p.album_id)?;
-    let image = p
-        .image_id
-        .as_deref()
-        .map(|i| ids::parse("image_id", i))
-        .transpose()?;
-    let owner = ctx.caller()?.user_id;
-    ctx.state.sharing.set_cover(owner, album, image).await
+    let image = p.image_id.map(Into::into);
+    let owner = ctx.owner()?;
+    ctx.state
+        .sharing
+        .set_cover(owner, p.album_id.0, image)
+        .await
 }
 
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PreviewParams {
-    #[schemars(with = "uuid::Uuid")]
-    album_id: String,
+    album_id: Id,
     /// `next_after` of the previous fragment.
     after: Option<String>,
 }
 
 pub async fn preview(ctx: Ctx, p: PreviewParams) -> Result<Preview> {
-    let album = ids::parse("album_id", &p.album_id)?;
-    let owner = ctx.caller()?.user_id;
+    let owner = ctx.owner()?;
     ctx.state
         .sharing
-        .preview(owner, album, p.after.as_deref())
+        .preview(owner, p.album_id.0, p.after.as_deref())
         .await
 }

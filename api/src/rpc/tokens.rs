@@ -3,7 +3,8 @@
 use super::account::Nothing;
 use super::ctx::Ctx;
 use lightbox_core::auth::pats::{self, CreatedPat, PatDto};
-use lightbox_core::{ids, Result};
+use lightbox_core::domain::id::Id;
+use lightbox_core::Result;
 use serde::{Deserialize, Serialize};
 
 #[derive(Deserialize, schemars::JsonSchema)]
@@ -20,7 +21,7 @@ pub struct Create {
 }
 
 pub async fn create(ctx: Ctx, p: Create) -> Result<CreatedPat> {
-    let user = ctx.caller()?.user_id;
+    let user = ctx.owner()?;
     pats::create(
         ctx.state.repo.as_ref(),
         user,
@@ -38,19 +39,17 @@ pub struct Items {
 }
 
 pub async fn list(ctx: Ctx, _: Nothing) -> Result<Items> {
-    let items = pats::list(ctx.state.repo.as_ref(), ctx.caller()?.user_id).await?;
+    let items = pats::list(ctx.state.repo.as_ref(), ctx.owner()?).await?;
     Ok(Items { items })
 }
 
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Revoke {
-    #[schemars(with = "uuid::Uuid")]
-    id: String,
+    id: Id,
 }
 
 pub async fn revoke(ctx: Ctx, p: Revoke) -> Result<Nothing> {
-    let id = ids::parse("id", &p.id)?;
-    pats::revoke(ctx.state.repo.as_ref(), ctx.caller()?.user_id, id).await?;
+    pats::revoke(ctx.state.repo.as_ref(), ctx.owner()?, p.id.0).await?;
     Ok(Nothing {})
 }

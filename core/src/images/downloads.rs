@@ -145,11 +145,6 @@ fn choice(variant: Variant, r: Result<Resolved>) -> Result<Choice> {
     }
 }
 
-/// The variant a client names, or 2002.
-pub fn variant(raw: &str) -> Result<Variant> {
-    Variant::parse(raw).ok_or_else(|| Error::invalid("variant", "must be screen, full or motion"))
-}
-
 impl Images {
     async fn owned(&self, owner: Uuid, id: Uuid) -> Result<Image> {
         self.repo

@@ -155,10 +155,8 @@ impl Images {
         &self,
         owner: Uuid,
         id: Uuid,
-        visibility: &str,
+        visibility: Visibility,
     ) -> Result<ImageDto> {
-        let visibility = Visibility::parse(visibility)
-            .ok_or_else(|| Error::invalid("visibility", "must be public or private"))?;
         self.change(
             owner,
             id,

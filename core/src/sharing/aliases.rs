@@ -6,6 +6,7 @@ use super::{Sharing, SharingDto};
 use crate::{time, Error, Result};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use lightbox_domain::alias::{normalize, precheck, CheckStatus, HOLD_MS};
+use lightbox_domain::id::Id;
 use lightbox_domain::sharing::{not_taken_down, SharingState};
 use lightbox_domain::urls;
 use serde::{Deserialize, Serialize};
@@ -50,7 +51,7 @@ pub struct CheckResult {
 #[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OwnerLookup {
-    pub id: Option<String>,
+    pub id: Option<Id>,
     pub alias: Option<String>,
     pub token: Option<String>,
 }
@@ -103,7 +104,7 @@ impl Sharing {
 
     pub async fn owner_status(&self, owner: Uuid, q: OwnerLookup) -> Result<OwnerStatus> {
         let album_id = match (q.id, q.alias, q.token) {
-            (Some(id), None, None) => crate::ids::parse("id", &id)?,
+            (Some(id), None, None) => id.0,
             (None, Some(alias), None) => {
                 let row = self.repo.alias(&alias.trim().to_lowercase()).await?;
                 let now = time::now_ms();

@@ -14,7 +14,7 @@ impl Sharing {
         patch: PolicyPatch,
     ) -> Result<SharingDto> {
         let mut row = self.owned(owner, album).await?;
-        row.policy = patch.apply(row.policy)?;
+        row.policy = patch.apply(row.policy);
         self.repo.set_policy(row.id, &row.policy).await?;
         self.dto(row).await
     }

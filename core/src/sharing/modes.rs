@@ -13,12 +13,10 @@ use lightbox_domain::sharing::{may_publish, not_taken_down, ShareLink, TokenChoi
 use uuid::Uuid;
 
 /// `token` of setMode and republish: whether to keep the folder's link.
+/// Read as text and checked here, after the takedown check (2004 first).
 fn keep_link(token: Option<&str>) -> Result<Option<bool>> {
     token
-        .map(|t| match TokenChoice::parse(t) {
-            Some(choice) => Ok(choice == TokenChoice::Keep),
-            None => Err(Error::invalid("token", "must be new or keep")),
-        })
+        .map(|t| TokenChoice::from_param("token", t).map(|c| c == TokenChoice::Keep))
         .transpose()
 }
 
@@ -94,8 +92,7 @@ impl Sharing {
         // A takedown answers before any other check (2004 first).
         let album = self.owned(owner, album).await?;
         not_taken_down(&album)?;
-        let mode = PublishMode::parse(mode)
-            .ok_or_else(|| Error::invalid("mode", "must be private, unlisted or public"))?;
+        let mode = PublishMode::from_param("mode", mode)?;
         let keep = keep_link(token)?;
         let alias = match alias {
             Some(_) if mode != PublishMode::Public => {
