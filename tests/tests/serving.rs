@@ -1,5 +1,5 @@
 //! `/i/` sends renders on the local disk with `sendfile` behind placeholder
-//! chunks (api/src/http/sendfile.rs). Whatever the order and mix of requests
+//! chunks (api/src/server/sendfile.rs). Whatever the order and mix of requests
 //! on one connection, the bytes on the wire must be the stored file's.
 
 use lightbox_e2e::{corpus, Server};
@@ -280,7 +280,7 @@ async fn a_deleted_render_holds_no_disk_space_and_a_changed_file_is_refused() {
     assert_eq!(r.status().as_u16(), 500);
 }
 
-/// Plain `/i/` GETs are answered without the router (`renders::direct`),
+/// Plain `/i/` GETs are answered without the router (`renders::Direct`),
 /// HEADs through it: both must give the same answer, and a spelling of the
 /// path other than the plain one names nothing on either.
 #[tokio::test]

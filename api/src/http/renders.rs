@@ -2,21 +2,24 @@
 //! store with long-lived caching, ETags and byte ranges. Originals are
 //! never reachable here: only rows of the renders table resolve.
 
+use super::browser;
 use super::errors::{not_found, HttpError};
-use super::sendfile::{FileBody, Pieces};
-use super::{browser, logging};
+use crate::server::logging;
+use crate::server::sendfile::{FileBody, Pieces};
+use crate::server::Shortcut;
 use crate::state::AppState;
 use axum::body::Body;
 use axum::extract::{OriginalUri, State};
 use axum::http::request::Parts;
-use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode, Version};
+use axum::http::{header, HeaderMap, HeaderValue, Method, Request, StatusCode, Version};
 use axum::response::{IntoResponse, Response};
 use axum::Extension;
 use futures::FutureExt;
+use hyper::body::Incoming;
 use lightbox_core::domain::crop::{valid_code, Format};
 use lightbox_core::domain::urls::routes;
-use lightbox_core::serving::SMALL;
 use lightbox_core::sharing::view::download_name;
+use lightbox_core::stored_renders::SMALL;
 use std::panic::AssertUnwindSafe;
 use tower_http::catch_panic::{DefaultResponseForPanic, ResponseForPanic};
 use uuid::Uuid;
@@ -162,21 +165,32 @@ pub fn plain_path(path: &str) -> Option<(&str, &str)> {
     (plain(id) && plain(file)).then_some((id, file))
 }
 
-/// Whether `direct` answers `req`: a GET on HTTP/1 of a `plain_path`.
-/// Over HTTP/2 axum also adds `content-length: 0` to empty answers and
-/// hyper does not, so those stay with the router.
-pub fn goes_direct<B>(req: &axum::http::Request<B>) -> bool {
-    req.version() < Version::HTTP_2
-        && req.method() == Method::GET
-        && plain_path(req.uri().path()).is_some()
+/// The render route as the router would answer it, without the router
+/// (`server::Shortcut`): same answer, error page for browsers, panic
+/// guard, log line and metrics as through `crate::app`.
+#[derive(Clone)]
+pub struct Direct(pub AppState);
+
+impl Shortcut for Direct {
+    /// A GET on HTTP/1 of a `plain_path`. Over HTTP/2 axum also adds
+    /// `content-length: 0` to empty answers and hyper does not, so those
+    /// stay with the router.
+    fn takes(&self, req: &Request<Incoming>) -> bool {
+        req.version() < Version::HTTP_2
+            && req.method() == Method::GET
+            && plain_path(req.uri().path()).is_some()
+    }
+
+    fn answer(
+        self,
+        parts: Parts,
+        pieces: Option<Pieces>,
+    ) -> impl std::future::Future<Output = Response> + Send + 'static {
+        direct(self.0, parts, pieces)
+    }
 }
 
-/// The render route as the router would answer it, without the router:
-/// this is the request pages make most, and the router's matching,
-/// middleware boxing and extractors were a third of its user-space time.
-/// Same answer, error page for browsers, panic guard, log line and
-/// metrics as through `crate::app`, for the requests `goes_direct` picks.
-pub async fn direct(state: AppState, parts: Parts, pieces: Option<Pieces>) -> Response {
+async fn direct(state: AppState, parts: Parts, pieces: Option<Pieces>) -> Response {
     let started = std::time::Instant::now();
     let answered = AssertUnwindSafe(async {
         let response = match plain_path(parts.uri.path()) {
@@ -232,7 +246,7 @@ async fn answer(
     if !valid_code(code) {
         return not_found();
     }
-    let Some(render) = state.served.lookup(id, code, asked).await? else {
+    let Some(render) = state.stored_renders.lookup(id, code, asked).await? else {
         return not_found();
     };
     // Render keys end in the extension of the format they were encoded in.
@@ -311,7 +325,10 @@ async fn answer(
         }
     }
     if size <= SMALL {
-        let bytes = state.served.small_file(&render.blob_key, size).await?;
+        let bytes = state
+            .stored_renders
+            .small_file(&render.blob_key, size)
+            .await?;
         if bytes.len() as u64 != size {
             return Err(
                 lightbox_core::Error::Internal(anyhow::anyhow!("render size changed")).into(),

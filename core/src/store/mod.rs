@@ -4,12 +4,12 @@
 //! A local write is synced to disk before it is reported done (`durable`).
 
 mod durable;
+mod open_files;
 mod writer;
 
 pub use writer::ObjectWriter;
 
 use crate::error::OrInternal;
-use crate::open_files::OpenFiles;
 use crate::Result;
 use anyhow::{bail, Context};
 use durable::Durable;
@@ -19,6 +19,7 @@ use object_store::memory::InMemory;
 use object_store::path::Path;
 use object_store::prefix::PrefixStore;
 use object_store::ObjectStore;
+use open_files::OpenFiles;
 use std::path::PathBuf;
 use std::sync::Arc;
 use tokio_util::task::TaskTracker;
