@@ -73,7 +73,7 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
         shutdown_signal().await;
         stopping.cancel();
     };
-    let direct = http::renders::Direct(state.clone());
+    let direct = http::renders::Direct::new(state.clone());
     server::run(
         listener,
         app(state.clone()),

@@ -108,7 +108,7 @@ async fn renders_sent_from_files_are_the_stored_bytes_on_a_busy_connection() {
     let (large, thumb) = (path(&large), path(&thumb));
 
     // Pipelined: a big render (from its file), HEAD (no body at all), a
-    // range, a small render (from memory) between two file bodies, the
+    // range, a small render (a file of its own) between two file bodies, the
     // big one again, and a last request that closes the connection.
     let get = |p: &str, extra: &str| format!("GET {p} HTTP/1.1\r\nhost: x\r\n{extra}\r\n");
     let head = format!("HEAD {large} HTTP/1.1\r\nhost: x\r\n\r\n");

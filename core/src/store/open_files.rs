@@ -2,7 +2,10 @@
 //! them with `sendfile` (like nginx's `open_file_cache`). A blob deleted
 //! through the store is closed at once, so its disk space is not held;
 //! any other is reopened after `VALID`, so a file replaced or repaired
-//! behind the store's back is picked up.
+//! behind the store's back is picked up. Each is kept with its length as
+//! it was when opened (like nginx's cached `stat`), so a request costs no
+//! `fstat`; a file that shrank since fails its `sendfile`, never sends a
+//! wrong byte.
 
 use quick_cache::sync::Cache;
 use quick_cache::UnitWeighter;
@@ -16,7 +19,10 @@ const MAX: u64 = 256;
 /// How long a kept descriptor is used before the file is opened again.
 const VALID: Duration = Duration::from_secs(5);
 
-pub struct OpenFiles(Cache<Box<str>, (Arc<File>, Instant), UnitWeighter>);
+/// A kept descriptor: the file, when it was opened, its length then.
+type Kept = (Arc<File>, Instant, u64);
+
+pub struct OpenFiles(Cache<Box<str>, Kept, UnitWeighter>);
 
 impl Default for OpenFiles {
     fn default() -> Self {
@@ -31,18 +37,19 @@ impl std::fmt::Debug for OpenFiles {
 }
 
 impl OpenFiles {
-    pub fn get(&self, key: &str) -> Option<Arc<File>> {
-        let (file, opened) = self.0.get(key)?;
+    /// The kept file of `key` and its length when opened.
+    pub fn get(&self, key: &str) -> Option<(Arc<File>, u64)> {
+        let (file, opened, len) = self.0.get(key)?;
         if opened.elapsed() < VALID {
-            return Some(file);
+            return Some((file, len));
         }
         // Closed now rather than when it is pushed out.
         self.0.remove(key);
         None
     }
 
-    pub fn put(&self, key: &str, file: Arc<File>) {
-        self.0.insert(key.into(), (file, Instant::now()));
+    pub fn put(&self, key: &str, file: Arc<File>, len: u64) {
+        self.0.insert(key.into(), (file, Instant::now(), len));
     }
 
     pub fn forget(&self, key: &str) {
@@ -62,7 +69,7 @@ mod tests {
     fn kept_up_to_max_and_forgotten_on_delete() {
         let open = OpenFiles::default();
         for i in 0..MAX + 10 {
-            open.put(&format!("k{i}"), file());
+            open.put(&format!("k{i}"), file(), 0);
         }
         assert!(open.0.len() as u64 <= MAX, "{}", open.0.len());
         let last = format!("k{}", MAX + 9);
