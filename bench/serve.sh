@@ -19,7 +19,8 @@ source bench/lib.sh
 # PROFILE=release measures what the Dockerfile ships; the default is the
 # dev profile the tests build.
 export PROFILE="${PROFILE:-debug}"
-cargo build -q --profile "${PROFILE/debug/dev}" --workspace --bins
+# Only the binary it runs: the controller and worker binaries are not needed.
+cargo build -q --profile "${PROFILE/debug/dev}" -p lightbox-api --bin lightbox-api
 launch embedded lightbox-api
 
 rpc() {
@@ -100,9 +101,11 @@ for path in sys.argv[1:]:
 PY
     rps() { wrk -t2 -c"$conns" -d"${secs}s" "$1" | sed -n 's/^Requests\/sec: *//p'; }
     lb=0; ng=0
-    for _ in $(seq "$runs"); do   # alternate, so drift hits both
-        lb="$(python3 -c "print($lb + $(rps "$url$path"))")"
-        ng="$(python3 -c "print($ng + $(rps "http://127.0.0.1:$port$path"))")"
+    for pass in $(seq "$runs"); do   # alternate, so drift hits both
+        one_lb="$(rps "$url$path")" one_ng="$(rps "http://127.0.0.1:$port$path")"
+        echo "  $file pass $pass: Lightbox $one_lb, nginx $one_ng req/s" >&2
+        lb="$(python3 -c "print($lb + $one_lb)")"
+        ng="$(python3 -c "print($ng + $one_ng)")"
     done
     kill "$nginx_pid"; wait "$nginx_pid" 2>/dev/null || true
     bytes="$(stat -c %s "$work/www/i/$id/$file.webp")"

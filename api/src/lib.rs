@@ -4,6 +4,7 @@
 pub mod http;
 pub mod params;
 pub mod rpc;
+pub mod server;
 pub mod state;
 
 pub use state::AppState;
@@ -21,7 +22,7 @@ pub fn app(state: AppState) -> Router {
         .merge(rpc::routes())
         .merge(http::routes(&state))
         .layer(CatchPanicLayer::new())
-        .layer(axum::middleware::from_fn(http::logging::log_request))
+        .layer(axum::middleware::from_fn(server::logging::log_request))
         .with_state(state)
 }
 
@@ -77,7 +78,16 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
         shutdown_signal().await;
         stopping.cancel();
     };
-    http::server::run(listener, app(state.clone()), state, &limits, shutdown).await?;
+    let direct = http::renders::Direct::new(state.clone());
+    server::run(
+        listener,
+        app(state.clone()),
+        direct,
+        state,
+        &limits,
+        shutdown,
+    )
+    .await?;
     // Jobs in progress finish; unsent and unstarted work stays in the
     // outbox (the in-process queue's too, marked sent), and is handed out
     // again at the next start.

@@ -13,9 +13,9 @@ use lightbox_core::queue::outbox::Relay;
 use lightbox_core::queue::{JobQueue, MemoryQueue, NatsQueue, NatsSettings};
 use lightbox_core::render_job::Renderer;
 use lightbox_core::resources::Resources;
-use lightbox_core::serving::{Changes, ServedRenders};
 use lightbox_core::sharing::Sharing;
 use lightbox_core::store::BlobStore;
+use lightbox_core::stored_renders::{Changes, StoredRenders};
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
@@ -46,7 +46,7 @@ pub struct Services {
     pub sharing: Sharing,
     pub queue: Arc<dyn JobQueue>,
     pub relay: Relay,
-    pub served: Arc<ServedRenders>,
+    pub stored_renders: Arc<StoredRenders>,
     /// Told of every change a served render may depend on.
     pub changes: Changes,
     /// Login, zip and upload budgets (`lightbox_core::limits`).
@@ -99,6 +99,7 @@ impl AppState {
             base_url: base_url.clone().into(),
             image_host: images.image_host.clone(),
             alias_checks: Arc::default(),
+            placeholders: Arc::default(),
         };
         let albums = Albums {
             repo: repo.clone(),
@@ -107,7 +108,7 @@ impl AppState {
         Ok(AppState(Arc::new(Services {
             guards: Arc::new(Guards::new(&config.limits)),
             stopping: CancellationToken::new(),
-            served: Arc::new(ServedRenders::new(
+            stored_renders: Arc::new(StoredRenders::new(
                 repo.clone(),
                 store.clone(),
                 changes.clone(),

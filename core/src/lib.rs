@@ -9,7 +9,7 @@
 //!   operator's presets and quotas).
 //! - Infrastructure behind small traits: `db` (SQLite and PostgreSQL),
 //!   `store` (blobs), `queue` (in-process or NATS JetStream), `render` (the
-//!   pixel pipeline), `serving` (what `/i/` serves, cached), `archive`
+//!   pixel pipeline), `stored_renders` (what `/i/` serves, cached), `archive`
 //!   (streamed zips), `config`, `metrics`, `health`.
 
 pub mod accounts;
@@ -25,14 +25,13 @@ pub mod images;
 pub mod limits;
 pub mod metrics;
 pub mod moderation;
-pub mod open_files;
 pub mod queue;
 pub mod render_job;
 pub mod resources;
 pub mod runtime;
-pub mod serving;
 pub mod sharing;
 pub mod store;
+pub mod stored_renders;
 pub mod sys;
 pub mod time;
 

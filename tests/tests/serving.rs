@@ -1,5 +1,5 @@
 //! `/i/` sends renders on the local disk with `sendfile` behind placeholder
-//! chunks (api/src/http/sendfile.rs). Whatever the order and mix of requests
+//! chunks (api/src/server/sendfile.rs). Whatever the order and mix of requests
 //! on one connection, the bytes on the wire must be the stored file's.
 
 use lightbox_e2e::{corpus, Server};
@@ -108,7 +108,7 @@ async fn renders_sent_from_files_are_the_stored_bytes_on_a_busy_connection() {
     let (large, thumb) = (path(&large), path(&thumb));
 
     // Pipelined: a big render (from its file), HEAD (no body at all), a
-    // range, a small render (from memory) between two file bodies, the
+    // range, a small render (a file of its own) between two file bodies, the
     // big one again, and a last request that closes the connection.
     let get = |p: &str, extra: &str| format!("GET {p} HTTP/1.1\r\nhost: x\r\n{extra}\r\n");
     let head = format!("HEAD {large} HTTP/1.1\r\nhost: x\r\n\r\n");
@@ -280,7 +280,7 @@ async fn a_deleted_render_holds_no_disk_space_and_a_changed_file_is_refused() {
     assert_eq!(r.status().as_u16(), 500);
 }
 
-/// Plain `/i/` GETs are answered without the router (`renders::direct`),
+/// Plain `/i/` GETs are answered without the router (`renders::Direct`),
 /// HEADs through it: both must give the same answer, and a spelling of the
 /// path other than the plain one names nothing on either.
 #[tokio::test]

@@ -71,7 +71,7 @@ pub async fn upload(
     };
     match receive(&state, &headers, &mut form).await {
         Ok(response) => response,
-        Err(e) => super::drain::multipart(form, e.into_response()).await,
+        Err(e) => crate::server::drain::multipart(form, e.into_response()).await,
     }
 }
 
@@ -112,7 +112,7 @@ async fn receive(
     form: &mut Multipart,
 ) -> Result<Response, HttpError> {
     let caller = uploader(state, headers).await?;
-    let Some(slot) = state.guards.uploads.try_start(caller.user_id) else {
+    let Ok(slot) = state.guards.uploads.try_start(&caller.user_id.to_string()) else {
         let e = Error::RateLimited { retry_after_s: 1 };
         return Err(e.into());
     };

@@ -1,7 +1,7 @@
 //! A count of things held at once, overall and per key, taken without
-//! waiting: zips (per folder) and held `image.get` calls (per owner) each
-//! hold a connection for as long as they run, so a crowd of them must not
-//! pile up.
+//! waiting: zips (per folder), held `image.get` calls and uploads (per
+//! owner) each hold a connection for as long as they run, so a crowd of
+//! them must not pile up. Uploads are counted per owner only (`per_key`).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -17,14 +17,15 @@ pub enum Busy {
 }
 
 pub struct KeyedGate {
-    all: Arc<Semaphore>,
+    /// `None`: no overall cap.
+    all: Option<Arc<Semaphore>>,
     per_key_max: usize,
     per_key: Arc<Mutex<HashMap<String, usize>>>,
 }
 
 /// Held while one of them runs.
 pub struct Permit {
-    _all: OwnedSemaphorePermit,
+    _all: Option<OwnedSemaphorePermit>,
     key: String,
     per_key: Arc<Mutex<HashMap<String, usize>>>,
 }
@@ -44,7 +45,16 @@ impl Drop for Permit {
 impl KeyedGate {
     pub fn new(max: usize, per_key_max: usize) -> KeyedGate {
         KeyedGate {
-            all: Arc::new(Semaphore::new(max.max(1))),
+            all: Some(Arc::new(Semaphore::new(max.max(1)))),
+            per_key_max: per_key_max.max(1),
+            per_key: Arc::default(),
+        }
+    }
+
+    /// A cap per key and none overall.
+    pub fn per_key(per_key_max: usize) -> KeyedGate {
+        KeyedGate {
+            all: None,
             per_key_max: per_key_max.max(1),
             per_key: Arc::default(),
         }
@@ -57,11 +67,10 @@ impl KeyedGate {
         if n >= self.per_key_max {
             return Err(Busy::Key);
         }
-        let all = self
-            .all
-            .clone()
-            .try_acquire_owned()
-            .map_err(|_| Busy::All)?;
+        let all = match &self.all {
+            Some(all) => Some(all.clone().try_acquire_owned().map_err(|_| Busy::All)?),
+            None => None,
+        };
         counts.insert(key.to_owned(), n + 1);
         Ok(Permit {
             _all: all,
@@ -84,6 +93,18 @@ mod tests {
         let _b1 = g.try_start("b").unwrap();
         assert_eq!(g.try_start("c").err(), Some(Busy::All));
         drop(a1);
+        assert!(g.try_start("a").is_ok());
+    }
+
+    #[test]
+    fn per_key_only() {
+        let g = KeyedGate::per_key(1);
+        let p = g.try_start("a").unwrap();
+        assert_eq!(g.try_start("a").err(), Some(Busy::Key));
+        let _others: Vec<_> = (0..1000)
+            .map(|i| g.try_start(&i.to_string()).unwrap())
+            .collect();
+        drop(p);
         assert!(g.try_start("a").is_ok());
     }
 }

@@ -9,7 +9,6 @@ pub mod gate;
 pub mod heap;
 pub mod login;
 pub mod memory;
-pub mod uploads;
 pub mod zips;
 
 use anyhow::Context;
@@ -99,7 +98,10 @@ pub struct Guards {
     pub zips: zips::ZipGate,
     /// Held `image.get` calls, by owner.
     pub waits: gate::KeyedGate,
-    pub uploads: uploads::UploadGate,
+    /// Uploads running at once, by owner: an upload holds a connection, a
+    /// temporary file and a hashing task until its last byte, and one
+    /// account must not hold the server's share of them all.
+    pub uploads: gate::KeyedGate,
     pub proxies: std::sync::Arc<TrustedProxies>,
 }
 
@@ -112,7 +114,7 @@ impl Guards {
             ),
             zips: zips::ZipGate::new(l.zip_max, l.zip_max_per_album),
             waits: gate::KeyedGate::new(MAX_WAITS, MAX_WAITS_PER_OWNER),
-            uploads: uploads::UploadGate::new(l.uploads_per_owner),
+            uploads: gate::KeyedGate::per_key(l.uploads_per_owner),
             proxies: std::sync::Arc::new(l.trusted_proxies.clone()),
         }
     }

@@ -12,8 +12,8 @@ use lightbox_domain::render::{Produced, Render};
 use lightbox_render::pipeline::{self, Output, RenderError};
 
 use crate::resources::Resources;
-use crate::serving::Changes;
 use crate::store::BlobStore;
+use crate::stored_renders::Changes;
 use crate::{Error, Result};
 use std::sync::Arc;
 use uuid::Uuid;

@@ -1,12 +1,13 @@
 //! Publication of folders: modes and links (`modes`), aliases (`aliases`),
 //! policy and cover (`covers`), what visitors see (`visitors`, `view`,
-//! `html`) and the counts owners get (`stats`).
+//! `html`, `placeholders`) and the counts owners get (`stats`).
 
 pub mod aliases;
 pub mod covers;
 pub mod feed;
 pub mod html;
 pub mod modes;
+pub mod placeholders;
 pub mod stats;
 pub mod view;
 pub mod viewer;
@@ -42,6 +43,8 @@ pub struct Sharing {
     pub base_url: Arc<str>,
     pub image_host: Arc<str>,
     pub alias_checks: Arc<aliases::CheckLimiter>,
+    /// The `data:` URLs of photos' placeholders made so far.
+    pub placeholders: Arc<placeholders::Placeholders>,
 }
 
 #[derive(Debug, Serialize, schemars::JsonSchema)]

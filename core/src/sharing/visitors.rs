@@ -127,7 +127,7 @@ impl Sharing {
                 let mut view = photo_view(p, &renders, shown, &self.image_host)?;
                 let hash = details.iter().find(|(id, _)| *id == p.id);
                 let hash = hash.and_then(|(_, d)| d.placeholder.as_deref());
-                view.placeholder = hash.and_then(lightbox_render::encode::placeholder::data_url);
+                view.placeholder = hash.and_then(|h| self.placeholders.data_url(h));
                 Some(view)
             })
             .collect())
@@ -345,7 +345,7 @@ pub async fn photo_page(images: &Images, sharing: &Sharing, id: Uuid) -> Result<
         placeholder: public
             .placeholder
             .as_deref()
-            .and_then(lightbox_render::encode::placeholder::data_url),
+            .and_then(|h| sharing.placeholders.data_url(h)),
     };
     html::render(&page)
 }

@@ -4,12 +4,12 @@
 //! A local write is synced to disk before it is reported done (`durable`).
 
 mod durable;
+mod open_files;
 mod writer;
 
 pub use writer::ObjectWriter;
 
 use crate::error::OrInternal;
-use crate::open_files::OpenFiles;
 use crate::Result;
 use anyhow::{bail, Context};
 use durable::Durable;
@@ -19,6 +19,7 @@ use object_store::memory::InMemory;
 use object_store::path::Path;
 use object_store::prefix::PrefixStore;
 use object_store::ObjectStore;
+use open_files::OpenFiles;
 use std::path::PathBuf;
 use std::sync::Arc;
 use tokio_util::task::TaskTracker;
@@ -174,24 +175,25 @@ impl BlobStore {
     /// An object of `size` bytes as an open file, on the local filesystem
     /// only (`None` on S3 and in memory): what `/i/` hands the kernel to
     /// send without a copy. A file of another length than recorded is an
-    /// error, as the response states that length.
+    /// error, as the response states that length (checked when the file
+    /// is opened; one that shrinks later fails its `sendfile`).
     pub async fn open_file(&self, key: &str, size: u64) -> Result<Option<Arc<std::fs::File>>> {
         let Kind::Local(_, fs, open) = &self.kind else {
             return Ok(None);
         };
         let io =
             |e: std::io::Error| crate::Error::Internal(anyhow::Error::new(e).context("blob store"));
-        let file = match open.get(key) {
-            Some(file) => file,
+        let (file, len) = match open.get(key) {
+            Some(kept) => kept,
             None => {
                 let path = fs.path_to_filesystem(&Path::from(key)).or_internal()?;
                 let file = tokio::fs::File::open(path).await.map_err(io)?;
                 let file = Arc::new(file.into_std().await);
-                open.put(key, file.clone());
-                file
+                let len = file.metadata().map_err(io)?.len();
+                open.put(key, file.clone(), len);
+                (file, len)
             }
         };
-        let len = file.metadata().map_err(io)?.len();
         if len != size {
             open.forget(key);
             return Err(crate::Error::Internal(anyhow::anyhow!(

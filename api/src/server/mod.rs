@@ -12,14 +12,23 @@
 //! listen backlog and cost this process nothing. One client address may
 //! hold `max_connections_per_address` of them; past that a connection is
 //! closed as soon as it is accepted.
+//!
+//! The rest of the connection machinery lives beside it: `sendfile`
+//! (renders from disk to the socket), `slow` and `frames` (the idle
+//! watchdog), `streams` (HTTP/2), `drain` and `logging`.
 
-use super::renders;
-use super::sendfile::Wire;
-use super::slow::{deadline_body, Activity, Watched};
-use super::streams::Streams;
+pub mod drain;
+pub mod frames;
+pub mod logging;
+pub mod sendfile;
+pub mod slow;
+pub mod streams;
+
 use crate::state::AppState;
 use axum::extract::connect_info::ConnectInfo;
+use axum::http::request::Parts;
 use axum::http::{Request, Version};
+use axum::response::Response;
 use axum::Router;
 use futures::future::Either;
 use futures::FutureExt;
@@ -30,12 +39,15 @@ use hyper_util::service::TowerToHyperService;
 use lightbox_core::limits::client::TrustedProxies;
 use lightbox_core::limits::connections::PerAddress;
 use lightbox_core::limits::Limits;
+use sendfile::Wire;
+use slow::{deadline_body, Activity, Watched};
 use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
+use streams::Streams;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
@@ -51,6 +63,23 @@ const H2_SEND_BUFFER: usize = 32 << 10;
 /// grace of 30 s, whatever the idle timeout.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 
+/// Requests answered without the router (the render route, which pages
+/// ask for most): the router's matching, middleware boxing and extractors
+/// were a third of their user-space time. Given to `run` by the caller, so
+/// this connection machinery names no route.
+pub trait Shortcut: Clone + Send + Sync + 'static {
+    /// Whether `answer` takes `req`. It gets no body and no client address.
+    fn takes(&self, req: &Request<Incoming>) -> bool;
+    /// The response, with the log line, metrics and panic guard the router
+    /// would give it. `pieces` is the connection's sendfile queue (HTTP/1).
+    /// By value, so the answer borrows nothing: cloned per request.
+    fn answer(
+        self,
+        parts: Parts,
+        pieces: Option<sendfile::Pieces>,
+    ) -> impl Future<Output = Response> + Send + 'static;
+}
+
 #[derive(Clone)]
 struct Timeouts {
     header: Duration,
@@ -64,6 +93,7 @@ struct Timeouts {
 pub async fn run(
     listener: TcpListener,
     app: Router,
+    shortcut: impl Shortcut,
     state: AppState,
     limits: &Limits,
     shutdown: impl Future<Output = ()>,
@@ -109,9 +139,9 @@ pub async fn run(
             continue;
         }
         let (app, stop, timeouts) = (app.clone(), stop.clone(), timeouts.clone());
-        let state = state.clone();
+        let shortcut = shortcut.clone();
         connections.spawn(async move {
-            connection(tcp, peer, (app, state), timeouts, stop).await;
+            connection(tcp, peer, (app, shortcut), timeouts, stop).await;
             drop((slot, held));
         });
     }
@@ -128,7 +158,7 @@ pub async fn run(
 async fn connection(
     tcp: TcpStream,
     peer: SocketAddr,
-    (app, state): (Router, AppState),
+    (app, shortcut): (Router, impl Shortcut),
     t: Timeouts,
     stop: CancellationToken,
 ) {
@@ -148,11 +178,11 @@ async fn connection(
         // HTTP/2 copies bodies into its own frames: placeholders would
         // reach the client as zeros.
         let pieces = (req.version() < Version::HTTP_2).then(|| pieces.clone());
-        if renders::goes_direct(&req) {
+        if shortcut.takes(&req) {
             // A GET whose body is never read, answered without the
             // client's address: nothing to bound or to put in extensions.
             let (parts, _) = req.into_parts();
-            let answer = renders::direct(state.clone(), parts, pieces);
+            let answer = shortcut.clone().answer(parts, pieces);
             return Either::Left(answer.map(Ok::<_, Infallible>));
         }
         // HTTP/2: the stream counts as open (hyper keeps the connection

@@ -6,6 +6,7 @@ use axum::extract::{MatchedPath, Request};
 use axum::http::Method;
 use axum::middleware::Next;
 use axum::response::Response;
+use lightbox_core::metrics::RouteMetrics;
 use std::time::{Duration, Instant};
 
 /// Set by the RPC handler on its response: the methods it ran and how each
@@ -31,11 +32,21 @@ pub async fn log_request(req: Request, next: Next) -> Response {
 
 /// The request's log line and its metrics.
 pub fn record(method: &Method, route: &str, response: &Response, took: Duration) {
+    lightbox_core::metrics::METRICS.http(route, response.status().as_str(), took);
+    line(method, route, response, took);
+}
+
+/// `record` for a route whose series are resolved (`Metrics::route`).
+pub fn record_at(method: &Method, metrics: &RouteMetrics, response: &Response, took: Duration) {
+    metrics.http(response.status().as_str(), took);
+    line(method, metrics.route(), response, took);
+}
+
+fn line(method: &Method, route: &str, response: &Response, took: Duration) {
     let (rpc, outcome) = response
         .extensions()
         .get::<RpcMethods>()
         .map_or(("", ""), |m| (m.names.as_str(), m.outcome.as_str()));
-    lightbox_core::metrics::METRICS.http(route, response.status().as_str(), took);
     tracing::info!(
         target: "lightbox::http",
         %method,
