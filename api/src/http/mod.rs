@@ -11,7 +11,6 @@ pub mod upload;
 pub mod visitors;
 
 // The RPC dispatcher names its log line's method from here.
-pub use crate::server::logging;
 
 use crate::state::AppState;
 use axum::extract::DefaultBodyLimit;
@@ -32,17 +31,17 @@ pub fn routes(state: &AppState) -> Router<AppState> {
         .route(routes::IMAGE_DOWNLOAD, get(downloads::download))
         .route(routes::ALBUM_DOWNLOAD, get(downloads::album))
         .route(routes::PHOTO, get(pages::photo))
-        .route(routes::SHARED, get(visitors::shared))
-        .route(routes::SHARED_ZIP, get(visitors::shared_zip))
-        .route(routes::ALIAS, get(visitors::alias))
-        .route(routes::ALIAS_FEED, get(visitors::alias_feed))
-        .route(routes::ALIAS_ZIP, get(visitors::alias_zip))
+        .route(routes::SHARED, get(visitors::album))
+        .route(routes::ALIAS, get(visitors::album))
         .route(routes::ALBUM, get(visitors::album))
+        .route(routes::ALIAS_FEED, get(visitors::album_feed))
         .route(routes::ALBUM_FEED, get(visitors::album_feed))
+        .route(routes::SHARED_ZIP, get(visitors::album_zip))
+        .route(routes::ALIAS_ZIP, get(visitors::album_zip))
         .route(routes::ALBUM_ZIP, get(visitors::album_zip))
-        .route(routes::SHARED_PHOTO, get(visitors::shared_photo))
-        .route(routes::ALIAS_PHOTO, get(visitors::alias_photo))
-        .route(routes::ALBUM_PHOTO, get(visitors::album_photo))
+        .route(routes::SHARED_PHOTO, get(visitors::photo))
+        .route(routes::ALIAS_PHOTO, get(visitors::photo))
+        .route(routes::ALBUM_PHOTO, get(visitors::photo))
         .route(routes::STYLESHEET, get(visitors::stylesheet))
         .route(routes::FAVICON, get(visitors::favicon))
         .fallback(|| async { errors::HttpError::NotFound })

@@ -1,4 +1,4 @@
-//! SharedAlbum pages for visitors: `/s/{token}` (unlisted), `/a/{alias}` and
+//! Album pages for visitors: `/s/{token}` (unlisted), `/a/{alias}` and
 //! `/albums/{id}` (public), each with `feed.xml` and `download.zip`
 //! beside it, and the stylesheet they share. The markup comes from
 //! `lightbox_core::sharing`; this module adds the headers. Anything not
@@ -8,8 +8,9 @@ use super::downloads::zip_response;
 use super::errors::{not_found, HttpError};
 use super::pages::csp;
 use crate::state::AppState;
-use axum::extract::rejection::QueryRejection;
-use axum::extract::{Path, Query, State};
+use axum::extract::rejection::{PathRejection, QueryRejection};
+use axum::extract::{FromRequestParts, Path, Query, State};
+use axum::http::request::Parts;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use lightbox_core::domain::urls;
@@ -17,6 +18,7 @@ use lightbox_core::sharing::html::{FAVICON, STYLESHEET};
 use lightbox_core::sharing::visitors::{Address, Served, Visit};
 use lightbox_core::Error;
 use serde::Deserialize;
+use std::collections::HashMap;
 use uuid::Uuid;
 
 #[derive(Deserialize)]
@@ -37,10 +39,6 @@ async fn paged(
         (Err(_), Some(address)) => redirect(StatusCode::SEE_OTHER, &address.path()),
         (Err(_), None) => not_found(),
     }
-}
-
-fn by_album(id: String) -> Option<Address> {
-    Uuid::parse_str(&id).ok().map(Address::Album)
 }
 
 /// Unlisted pages carry their token in the address: keep them out of
@@ -147,69 +145,54 @@ async fn zip(state: AppState, address: Option<Address>) -> Result<Response, Http
 
 type Answer = Result<Response, HttpError>;
 
-pub async fn shared(
-    State(state): State<AppState>,
-    Path(token): Path<String>,
-    q: Result<Query<Paging>, QueryRejection>,
-) -> Answer {
-    paged(state, Some(Address::Token(token)), q).await
+/// The album a visitor's path names (`/s/{token}`, `/a/{alias}` or
+/// `/albums/{id}`, whichever the route has), and the `{photo}` within it
+/// if the route has one. An id that is no UUID names no album.
+pub struct Visited {
+    address: Option<Address>,
+    photo: Option<String>,
 }
 
-pub async fn shared_photo(
-    State(state): State<AppState>,
-    Path((token, photo)): Path<(String, String)>,
-) -> Answer {
-    page(state, Some(Address::Token(token)), None, Some(&photo)).await
+impl<S: Send + Sync> FromRequestParts<S> for Visited {
+    type Rejection = PathRejection;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, PathRejection> {
+        let Path(mut params) =
+            Path::<HashMap<String, String>>::from_request_parts(parts, state).await?;
+        let address = match (params.remove("token"), params.remove("alias")) {
+            (Some(token), _) => Some(Address::Token(token)),
+            (None, Some(alias)) => Some(Address::Alias(alias)),
+            (None, None) => params
+                .remove("id")
+                .and_then(|id| Uuid::parse_str(&id).ok())
+                .map(Address::Album),
+        };
+        let photo = params.remove("photo");
+        Ok(Visited { address, photo })
+    }
 }
 
-pub async fn shared_zip(State(state): State<AppState>, Path(token): Path<String>) -> Answer {
-    zip(state, Some(Address::Token(token))).await
-}
-
-pub async fn alias(
-    State(state): State<AppState>,
-    Path(alias): Path<String>,
-    q: Result<Query<Paging>, QueryRejection>,
-) -> Answer {
-    paged(state, Some(Address::Alias(alias)), q).await
-}
-
-pub async fn alias_photo(
-    State(state): State<AppState>,
-    Path((alias, photo)): Path<(String, String)>,
-) -> Answer {
-    page(state, Some(Address::Alias(alias)), None, Some(&photo)).await
-}
-
-pub async fn alias_feed(State(state): State<AppState>, Path(alias): Path<String>) -> Answer {
-    feed(state, Some(Address::Alias(alias))).await
-}
-
-pub async fn alias_zip(State(state): State<AppState>, Path(alias): Path<String>) -> Answer {
-    zip(state, Some(Address::Alias(alias))).await
-}
-
+/// An album's page.
 pub async fn album(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    Visited { address, .. }: Visited,
     q: Result<Query<Paging>, QueryRejection>,
 ) -> Answer {
-    paged(state, by_album(id), q).await
+    paged(state, address, q).await
 }
 
-pub async fn album_photo(
-    State(state): State<AppState>,
-    Path((id, photo)): Path<(String, String)>,
-) -> Answer {
-    page(state, by_album(id), None, Some(&photo)).await
+/// A photo's page within its album.
+pub async fn photo(State(state): State<AppState>, visited: Visited) -> Answer {
+    let photo = visited.photo.as_deref();
+    page(state, visited.address, None, photo).await
 }
 
-pub async fn album_feed(State(state): State<AppState>, Path(id): Path<String>) -> Answer {
-    feed(state, by_album(id)).await
+pub async fn album_feed(State(state): State<AppState>, visited: Visited) -> Answer {
+    feed(state, visited.address).await
 }
 
-pub async fn album_zip(State(state): State<AppState>, Path(id): Path<String>) -> Answer {
-    zip(state, by_album(id)).await
+pub async fn album_zip(State(state): State<AppState>, visited: Visited) -> Answer {
+    zip(state, visited.address).await
 }
 
 pub async fn favicon() -> Response {

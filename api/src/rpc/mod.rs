@@ -17,7 +17,8 @@ pub mod schemas;
 pub mod sharing;
 pub mod tokens;
 
-use crate::http::{bearer, logging::RpcMethods};
+use crate::http::bearer;
+use crate::server::logging::RpcMethods;
 use crate::state::AppState;
 use axum::body::Body;
 use axum::extract::{Path, Request, State};

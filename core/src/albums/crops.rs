@@ -1,4 +1,4 @@
-//! SharedAlbum crop rules: a render every photo of the folder gets. A rule may
+//! Album crop rules: a render every photo of the folder gets. A rule may
 //! reuse a preset's code, replacing that preset for the folder's photos;
 //! it may not reuse a code one of the photos has as a custom crop.
 
