@@ -27,7 +27,7 @@ fuzz_target!(|data: &[u8]| {
         CropSpec::new("small", 96, 0, Mode::Fit),
     ];
     if let Ok(decoded) = pipeline::decode(data, MAX_PIXELS, &specs) {
-        if let Ok(outputs) = lightbox_render::geometry::cascade::render_all(decoded, &specs) {
+        if let Ok(outputs) = lightbox_render::cascade::render_all(decoded, &specs) {
             assert_eq!(outputs.len(), specs.len());
         }
     }

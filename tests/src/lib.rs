@@ -570,6 +570,20 @@ pub fn synthetic_jpeg(width: u32, height: u32, seed: u8) -> Vec<u8> {
 }
 
 impl Server {
+    /// A 16 MB photo (bigger than the socket buffers), ready, and its zip link.
+    pub async fn big_archive(&self, token: &str) -> String {
+        let bytes = corpus("elephants_5640x3172_prog.jpg");
+        let (status, img) = self
+            .upload(Some(token), bytes, "e.jpg", "image/jpeg", None)
+            .await;
+        assert_eq!(status, 201, "{img}");
+        self.ready(token, &img["id"]).await;
+        let link = self
+            .ok(Some(token), "image.archiveToken", json!({"id": img["id"]}))
+            .await;
+        link["url"].as_str().unwrap().to_owned()
+    }
+
     /// Uploads a synthetic photo with a title and waits until it is ready.
     pub async fn photo(&self, token: &str, width: u32, height: u32, title: &str) -> Value {
         let meta = json!({ "title": title }).to_string();

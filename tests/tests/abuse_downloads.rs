@@ -40,20 +40,6 @@ async fn held_zip(srv: &Server, path: &str) -> TcpStream {
     s
 }
 
-/// A 16 MB photo (bigger than the socket buffers), ready, and its zip link.
-async fn big_archive(srv: &Server, t: &str) -> String {
-    let bytes = corpus("elephants_5640x3172_prog.jpg");
-    let (status, img) = srv
-        .upload(Some(t), bytes, "e.jpg", "image/jpeg", None)
-        .await;
-    assert_eq!(status, 201, "{img}");
-    srv.ready(t, &img["id"]).await;
-    let link = srv
-        .ok(Some(t), "image.archiveToken", json!({"id": img["id"]}))
-        .await;
-    link["url"].as_str().unwrap().to_owned()
-}
-
 /// The thread count once idle blocking threads (kept 10 s) have gone: it
 /// has not changed for 11 s.
 async fn settled_threads(pid: u32) -> usize {
@@ -81,7 +67,7 @@ async fn zips_nobody_reads_hold_no_threads() {
         ("LIGHTBOX_IDLE_TIMEOUT_S", "120"),
     ]);
     let t = srv.admin_token().await;
-    let url = big_archive(&srv, &t).await;
+    let url = srv.big_archive(&t).await;
     let pid = srv.pid();
     let before = settled_threads(pid).await;
     let mut clients = Vec::new();
@@ -109,8 +95,8 @@ async fn zips_beyond_the_cap_are_refused_with_retry_after() {
         ("LIGHTBOX_ZIP_SEND_TIMEOUT_S", "20"),
     ]);
     let t = srv.admin_token().await;
-    let url = big_archive(&srv, &t).await;
-    let other = big_archive(&srv, &t).await;
+    let url = srv.big_archive(&t).await;
+    let other = srv.big_archive(&t).await;
     let _held = [held_zip(&srv, &url).await, held_zip(&srv, &url).await];
     let (status, _, headers) = srv.fetch(&url).await;
     assert_eq!(status, 429);
@@ -285,69 +271,4 @@ async fn an_owner_with_max_pending_photos_waits_for_their_renders() {
         (small_upload(&srv, &t, 2).await.0 == 201).then_some(())
     })
     .await;
-}
-
-/// The lowest RSS seen over `quiet`, once it has stopped falling: what the
-/// process holds idle.
-async fn idle_rss(pid: u32, quiet: Duration) -> u64 {
-    let mut low = proc::rss_mb(pid);
-    let mut since = std::time::Instant::now();
-    let start = std::time::Instant::now();
-    while since.elapsed() < quiet {
-        assert!(
-            start.elapsed() < Duration::from_secs(60),
-            "RSS never settles"
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-        let now = proc::rss_mb(pid);
-        if now + 2 < low {
-            (low, since) = (now, std::time::Instant::now());
-        }
-        low = low.min(now);
-    }
-    low
-}
-
-#[tokio::test]
-async fn memory_a_burst_of_downloads_took_goes_back_without_a_render() {
-    let srv = Server::start_with(&[
-        ("LIGHTBOX_ZIP_MAX", "200"),
-        ("LIGHTBOX_ZIP_MAX_PER_FOLDER", "200"),
-    ]);
-    let t = srv.admin_token().await;
-    let zip = big_archive(&srv, &t).await;
-    let photos = srv.ok(Some(&t), "image.list", json!({})).await;
-    let id = photos["items"][0]["id"].clone();
-    let full = srv
-        .ok(
-            Some(&t),
-            "image.downloadToken",
-            json!({"id": id, "variant": "full"}),
-        )
-        .await;
-    let full = full["url"].as_str().unwrap().to_owned();
-    let idle = idle_rss(srv.pid(), Duration::from_secs(6)).await;
-    proc::reset_peak(srv.pid());
-    // 200 at once, each read whole: the 16 MB photo, zipped or as it is.
-    let fetches = (0..200).map(|i| {
-        let path = if i % 2 == 0 { &zip } else { &full };
-        let (http, url) = (reqwest::Client::new(), format!("{}{path}", srv.url));
-        async move {
-            let res = http.get(url).send().await.expect("a response");
-            assert_eq!(res.status(), 200);
-            res.bytes().await.expect("the zip").len()
-        }
-    });
-    let sizes = futures::future::join_all(fetches).await;
-    assert!(sizes.iter().all(|n| *n > 16_000_000), "{sizes:?}");
-    let peak = proc::peak_mb(srv.pid());
-    let back = std::time::Instant::now();
-    lightbox_e2e::eventually(Duration::from_secs(10), "RSS back near idle", || async {
-        (proc::rss_mb(srv.pid()) <= idle + 64).then_some(())
-    })
-    .await;
-    eprintln!(
-        "idle {idle} MiB, peak {peak} MiB during the burst, back within 64 MiB in {:?}",
-        back.elapsed()
-    );
 }

@@ -29,25 +29,35 @@ pub struct SetPolicy {
     show_camera: Option<bool>,
     allow_download: Option<bool>,
     feed: Option<bool>,
-    order: Option<Order>,
-    cover_focus: Option<CoverFocus>,
+    // Read as text and checked after ownership: the contract orders
+    // setPolicy's errors 2001, 1003, 2002.
+    #[schemars(with = "Option<Order>")]
+    order: Option<String>,
+    #[schemars(with = "Option<CoverFocus>")]
+    cover_focus: Option<String>,
 }
 
 pub async fn set_policy(ctx: Ctx, p: SetPolicy) -> Result<SharingDto> {
-    let patch = PolicyPatch {
-        show_location: p.show_location,
-        show_date: p.show_date,
-        show_camera: p.show_camera,
-        allow_download: p.allow_download,
-        feed: p.feed,
-        order: p.order,
-        cover_focus: p.cover_focus,
-    };
     let owner = ctx.owner()?;
-    ctx.state
-        .sharing
-        .set_policy(owner, p.album_id.0, patch)
-        .await
+    let album = p.album_id.0;
+    let patch = move || {
+        Ok(PolicyPatch {
+            show_location: p.show_location,
+            show_date: p.show_date,
+            show_camera: p.show_camera,
+            allow_download: p.allow_download,
+            feed: p.feed,
+            order: p
+                .order
+                .map(|o| Order::from_param("order", &o))
+                .transpose()?,
+            cover_focus: p
+                .cover_focus
+                .map(|c| CoverFocus::from_param("cover_focus", &c))
+                .transpose()?,
+        })
+    };
+    ctx.state.sharing.set_policy(owner, album, patch).await
 }
 
 // `mode` and `token` are read as text and checked by the service after

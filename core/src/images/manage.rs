@@ -93,7 +93,7 @@ impl Images {
         // Also a render an unfinished job stored and never recorded.
         if let Err(e) = self
             .store
-            .delete_under(&crate::render_job::render_album(id))
+            .delete_under(&crate::render_job::renders_prefix(id))
             .await
         {
             tracing::warn!(%id, error = %e, "renders of a deleted image left behind");

@@ -46,12 +46,13 @@ pub fn release_freed_pages() {
 pub const FREE_BEFORE_RELEASE: usize = 16 << 20;
 
 /// Runs until `shutdown`: every `IDLE_BEFORE_RELEASE`, when no render has
-/// been admitted or run since the last look and the heap's free bytes have
-/// grown by `FREE_BEFORE_RELEASE` since the last release (pages freed by
-/// renders, or by a burst of requests: downloads, zips, uploads), hands
-/// them back. Any process that serves or renders runs it.
+/// been admitted or run since the last look, and either renders ran since
+/// the last release or the heap's free bytes grew by `FREE_BEFORE_RELEASE`
+/// (pages freed by a burst of requests: downloads, zips, uploads), hands
+/// the free pages back. Any process that serves or renders runs it.
 pub async fn release_when_idle(budget: RenderBudget, mut shutdown: watch::Receiver<bool>) {
-    let mut seen = budget.admitted();
+    let mut released_at = budget.admitted();
+    let mut seen = released_at;
     let mut free_after_release = 0;
     loop {
         tokio::select! {
@@ -59,10 +60,15 @@ pub async fn release_when_idle(budget: RenderBudget, mut shutdown: watch::Receiv
             _ = shutdown.wait_for(|stop| *stop) => return,
         }
         let now = budget.admitted();
-        let grown = crate::sys::heap_free_bytes().saturating_sub(free_after_release);
-        if now == seen && budget.idle() && grown > FREE_BEFORE_RELEASE {
+        let free = crate::sys::heap_free_bytes();
+        // A trim leaves its chunks in the bins (only their pages go back),
+        // so the baseline follows the free bytes down as they are reused.
+        free_after_release = free_after_release.min(free);
+        let rendered = now != released_at;
+        let grown = free.saturating_sub(free_after_release) > FREE_BEFORE_RELEASE;
+        if now == seen && budget.idle() && (rendered || grown) {
             let _ = tokio::task::spawn_blocking(release_freed_pages).await;
-            free_after_release = crate::sys::heap_free_bytes();
+            (released_at, free_after_release) = (now, crate::sys::heap_free_bytes());
         }
         seen = now;
     }

@@ -47,11 +47,11 @@ fn metric_label<'a>(desired: &'a [(CropSpec, SpecSource)], code: &str) -> &'a st
 }
 
 pub fn render_key(image_id: Uuid, code: &str, version: i64, ext: &str) -> String {
-    format!("{}/{code}.v{version}.{ext}", render_album(image_id))
+    format!("{}/{code}.v{version}.{ext}", renders_prefix(image_id))
 }
 
 /// Where every render of an image is kept, and nothing else.
-pub fn render_album(image_id: Uuid) -> String {
+pub fn renders_prefix(image_id: Uuid) -> String {
     format!("renders/{image_id}")
 }
 
@@ -75,7 +75,7 @@ impl Renderer {
     /// attempt that failed before recording it (ids are never reused, so
     /// nothing else can be under its folder).
     async fn sweep(&self, image_id: Uuid) -> Result<()> {
-        self.store.delete_under(&render_album(image_id)).await
+        self.store.delete_under(&renders_prefix(image_id)).await
     }
 
     async fn run(&self, image_id: Uuid) -> Result<()> {

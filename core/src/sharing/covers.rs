@@ -7,14 +7,16 @@ use lightbox_domain::album::PolicyPatch;
 use uuid::Uuid;
 
 impl Sharing {
+    /// The patch is made after ownership is checked: its values' errors
+    /// (2002) answer after the album's (2001), as the contract orders them.
     pub async fn set_policy(
         &self,
         owner: Uuid,
         album: Uuid,
-        patch: PolicyPatch,
+        patch: impl FnOnce() -> Result<PolicyPatch>,
     ) -> Result<SharingDto> {
         let mut row = self.owned(owner, album).await?;
-        row.policy = patch.apply(row.policy);
+        row.policy = patch()?.apply(row.policy);
         self.repo.set_policy(row.id, &row.policy).await?;
         self.dto(row).await
     }

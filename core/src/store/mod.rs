@@ -183,8 +183,13 @@ impl BlobStore {
         };
         let io =
             |e: std::io::Error| crate::Error::Internal(anyhow::Error::new(e).context("blob store"));
+        // The length is read on every hit (one fstat): a file cut short
+        // behind the store's back is refused, never sent as a short body.
         let (file, len) = match open.get(key) {
-            Some(kept) => kept,
+            Some((file, _)) => {
+                let len = file.metadata().map_err(io)?.len();
+                (file, len)
+            }
             None => {
                 let path = fs.path_to_filesystem(&Path::from(key)).or_internal()?;
                 let file = tokio::fs::File::open(path).await.map_err(io)?;

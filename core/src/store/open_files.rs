@@ -49,6 +49,9 @@ impl OpenFiles {
     }
 
     pub fn put(&self, key: &str, file: Arc<File>, len: u64) {
+        // A file deleted while it was being opened is never asked for
+        // again: expired descriptors close here, not only when pushed out.
+        self.0.retain(|_, (_, opened, _)| opened.elapsed() < VALID);
         self.0.insert(key.into(), (file, Instant::now(), len));
     }
 
