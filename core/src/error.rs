@@ -18,6 +18,11 @@ impl<T> OrInternal<T> for std::result::Result<T, sqlx::Error> {
 
 impl<T> OrInternal<T> for std::result::Result<T, object_store::Error> {
     fn or_internal(self) -> Result<T> {
-        self.map_err(|e| Error::Internal(anyhow::Error::new(e).context("blob store")))
+        self.map_err(store_failure)
     }
+}
+
+/// A blob store failure as `Error::Internal`.
+pub fn store_failure(e: object_store::Error) -> Error {
+    Error::Internal(anyhow::Error::new(e).context("blob store"))
 }

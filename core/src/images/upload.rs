@@ -36,7 +36,7 @@ impl From<Error> for Rejected {
 
 impl From<object_store::Error> for Rejected {
     fn from(e: object_store::Error) -> Self {
-        Rejected::Failed(Error::Internal(anyhow::Error::new(e).context("blob store")))
+        Rejected::Failed(crate::error::store_failure(e))
     }
 }
 

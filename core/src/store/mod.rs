@@ -175,30 +175,26 @@ impl BlobStore {
     /// An object of `size` bytes as an open file, on the local filesystem
     /// only (`None` on S3 and in memory): what `/i/` hands the kernel to
     /// send without a copy. A file of another length than recorded is an
-    /// error, as the response states that length (checked when the file
-    /// is opened; one that shrinks later fails its `sendfile`).
+    /// error, as the response states that length (read on every call, one
+    /// `fstat`: a file cut short behind the store's back is refused, never
+    /// sent as a short body).
     pub async fn open_file(&self, key: &str, size: u64) -> Result<Option<Arc<std::fs::File>>> {
         let Kind::Local(_, fs, open) = &self.kind else {
             return Ok(None);
         };
         let io =
             |e: std::io::Error| crate::Error::Internal(anyhow::Error::new(e).context("blob store"));
-        // The length is read on every hit (one fstat): a file cut short
-        // behind the store's back is refused, never sent as a short body.
-        let (file, len) = match open.get(key) {
-            Some((file, _)) => {
-                let len = file.metadata().map_err(io)?.len();
-                (file, len)
-            }
+        let file = match open.get(key) {
+            Some(file) => file,
             None => {
                 let path = fs.path_to_filesystem(&Path::from(key)).or_internal()?;
                 let file = tokio::fs::File::open(path).await.map_err(io)?;
                 let file = Arc::new(file.into_std().await);
-                let len = file.metadata().map_err(io)?.len();
-                open.put(key, file.clone(), len);
-                (file, len)
+                open.put(key, file.clone());
+                file
             }
         };
+        let len = file.metadata().map_err(io)?.len();
         if len != size {
             open.forget(key);
             return Err(crate::Error::Internal(anyhow::anyhow!(

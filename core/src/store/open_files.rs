@@ -2,10 +2,7 @@
 //! them with `sendfile` (like nginx's `open_file_cache`). A blob deleted
 //! through the store is closed at once, so its disk space is not held;
 //! any other is reopened after `VALID`, so a file replaced or repaired
-//! behind the store's back is picked up. Each is kept with its length as
-//! it was when opened (like nginx's cached `stat`), so a request costs no
-//! `fstat`; a file that shrank since fails its `sendfile`, never sends a
-//! wrong byte.
+//! behind the store's back is picked up.
 
 use quick_cache::sync::Cache;
 use quick_cache::UnitWeighter;
@@ -19,8 +16,8 @@ const MAX: u64 = 256;
 /// How long a kept descriptor is used before the file is opened again.
 const VALID: Duration = Duration::from_secs(5);
 
-/// A kept descriptor: the file, when it was opened, its length then.
-type Kept = (Arc<File>, Instant, u64);
+/// A kept descriptor: the file and when it was opened.
+type Kept = (Arc<File>, Instant);
 
 pub struct OpenFiles(Cache<Box<str>, Kept, UnitWeighter>);
 
@@ -37,22 +34,22 @@ impl std::fmt::Debug for OpenFiles {
 }
 
 impl OpenFiles {
-    /// The kept file of `key` and its length when opened.
-    pub fn get(&self, key: &str) -> Option<(Arc<File>, u64)> {
-        let (file, opened, len) = self.0.get(key)?;
+    /// The kept file of `key`, while it is valid.
+    pub fn get(&self, key: &str) -> Option<Arc<File>> {
+        let (file, opened) = self.0.get(key)?;
         if opened.elapsed() < VALID {
-            return Some((file, len));
+            return Some(file);
         }
         // Closed now rather than when it is pushed out.
         self.0.remove(key);
         None
     }
 
-    pub fn put(&self, key: &str, file: Arc<File>, len: u64) {
+    pub fn put(&self, key: &str, file: Arc<File>) {
         // A file deleted while it was being opened is never asked for
         // again: expired descriptors close here, not only when pushed out.
-        self.0.retain(|_, (_, opened, _)| opened.elapsed() < VALID);
-        self.0.insert(key.into(), (file, Instant::now(), len));
+        self.0.retain(|_, (_, opened)| opened.elapsed() < VALID);
+        self.0.insert(key.into(), (file, Instant::now()));
     }
 
     pub fn forget(&self, key: &str) {
@@ -72,7 +69,7 @@ mod tests {
     fn kept_up_to_max_and_forgotten_on_delete() {
         let open = OpenFiles::default();
         for i in 0..MAX + 10 {
-            open.put(&format!("k{i}"), file(), 0);
+            open.put(&format!("k{i}"), file());
         }
         assert!(open.0.len() as u64 <= MAX, "{}", open.0.len());
         let last = format!("k{}", MAX + 9);

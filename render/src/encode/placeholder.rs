@@ -31,9 +31,8 @@ const MAX_HASH: usize = 64;
 
 /// The placeholder decoded into a small PNG, as a `data:` URL for an
 /// `<img>` (pages run no script, so the browser cannot decode it itself).
-/// `None` for anything that is not a ThumbHash. It costs about 50 us (the
-/// ThumbHash decode 36, the PNG 15): the sharing service keeps what it
-/// made (`lightbox_core::sharing::placeholders`).
+/// `None` for anything that is not a ThumbHash. The sharing service keeps
+/// what it made (`lightbox_core::sharing::placeholders`).
 pub fn data_url(hash: &str) -> Option<String> {
     if hash.len() > MAX_HASH {
         return None;
