@@ -58,16 +58,3 @@ pub fn trim_heap() {
         libc::malloc_trim(0);
     }
 }
-
-/// Bytes glibc's arenas hold free (`mallinfo2`'s `fordblks`): what a trim
-/// could hand back, at most.
-pub fn heap_free_bytes() -> usize {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: mallinfo2 only reads the allocator's statistics into the
-    // struct it returns.
-    unsafe {
-        libc::mallinfo2().fordblks
-    }
-    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-    0
-}

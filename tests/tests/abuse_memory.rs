@@ -62,10 +62,19 @@ async fn memory_a_burst_of_downloads_took_goes_back_without_a_render() {
     assert!(sizes.iter().all(|n| *n > 16_000_000), "{sizes:?}");
     let peak = proc::peak_mb(srv.pid());
     let back = std::time::Instant::now();
-    lightbox_e2e::eventually(Duration::from_secs(10), "RSS back near idle", || async {
-        (proc::rss_mb(srv.pid()) <= idle + 64).then_some(())
-    })
-    .await;
+    let mut seen = Vec::new();
+    loop {
+        let rss = proc::rss_mb(srv.pid());
+        seen.push(rss);
+        if rss <= idle + 64 {
+            break;
+        }
+        assert!(
+            back.elapsed() < Duration::from_secs(10),
+            "RSS not back within 64 MiB of idle {idle} MiB in 10 s (peak {peak} MiB), MiB every 250 ms: {seen:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
     eprintln!(
         "idle {idle} MiB, peak {peak} MiB during the burst, back within 64 MiB in {:?}",
         back.elapsed()

@@ -41,35 +41,58 @@ pub fn release_freed_pages() {
     crate::sys::trim_heap();
 }
 
-/// Free bytes the heap may gain, since it last handed pages back, before
-/// it hands them back again.
-pub const FREE_BEFORE_RELEASE: usize = 16 << 20;
+/// How far the process's anonymous memory may move, since the heap last
+/// handed pages back, before it hands them back again.
+pub const MOVE_BEFORE_RELEASE: u64 = 16 << 20;
 
 /// Runs until `shutdown`: every `IDLE_BEFORE_RELEASE`, when no render has
 /// been admitted or run since the last look, and either renders ran since
-/// the last release or the heap's free bytes grew by `FREE_BEFORE_RELEASE`
-/// (pages freed by a burst of requests: downloads, zips, uploads), hands
-/// the free pages back. Any process that serves or renders runs it.
+/// the last release or the process's anonymous memory has moved by
+/// `MOVE_BEFORE_RELEASE` since, hands the free pages back. Moved either
+/// way: a burst of requests (downloads, zips, uploads) may be caught by a
+/// release while it is still holding its memory; what it frees after
+/// that stays resident (up to `KEPT_ON_TOP` of it on the heap's top) with
+/// the process smaller than at that release. The allocator's count of
+/// free bytes cannot tell: chunks a release left in the bins count as
+/// free whether their pages are resident or not. Any process that serves
+/// or renders runs it.
 pub async fn release_when_idle(budget: RenderBudget, mut shutdown: watch::Receiver<bool>) {
     let mut released_at = budget.admitted();
     let mut seen = released_at;
-    let mut free_after_release = 0;
+    let mut rss_after_release = anon_rss().unwrap_or(0);
     loop {
         tokio::select! {
             _ = tokio::time::sleep(IDLE_BEFORE_RELEASE) => {}
             _ = shutdown.wait_for(|stop| *stop) => return,
         }
         let now = budget.admitted();
-        let free = crate::sys::heap_free_bytes();
-        // A trim leaves its chunks in the bins (only their pages go back),
-        // so the baseline follows the free bytes down as they are reused.
-        free_after_release = free_after_release.min(free);
-        let rendered = now != released_at;
-        let grown = free.saturating_sub(free_after_release) > FREE_BEFORE_RELEASE;
-        if now == seen && budget.idle() && (rendered || grown) {
+        let moved = anon_rss().is_some_and(|r| r.abs_diff(rss_after_release) > MOVE_BEFORE_RELEASE);
+        if now == seen && budget.idle() && (now != released_at || moved) {
             let _ = tokio::task::spawn_blocking(release_freed_pages).await;
-            (released_at, free_after_release) = (now, crate::sys::heap_free_bytes());
+            released_at = now;
+            rss_after_release = anon_rss().unwrap_or(0);
         }
         seen = now;
+    }
+}
+
+/// The process's resident anonymous memory (heap and stacks), from
+/// `/proc/self/status`; `None` where there is no such file.
+pub fn anon_rss() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find_map(|l| l.strip_prefix("RssAnon:"))?;
+    let kib: u64 = line.trim().trim_end_matches("kB").trim().parse().ok()?;
+    Some(kib << 10)
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    #[test]
+    fn the_process_reads_its_own_anonymous_memory() {
+        let before = super::anon_rss().expect("RssAnon in /proc/self/status");
+        let block = std::hint::black_box(vec![1u8; 64 << 20]);
+        let after = super::anon_rss().expect("RssAnon");
+        assert!(after >= before + (48 << 20), "{before} -> {after}");
+        drop(block);
     }
 }
