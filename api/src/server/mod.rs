@@ -13,10 +13,13 @@
 //! hold `max_connections_per_address` of them; past that a connection is
 //! closed as soon as it is accepted.
 //!
+//! Each connection is served on one of the per-core runtimes (`cores`).
+//!
 //! The rest of the connection machinery lives beside it: `sendfile`
 //! (renders from disk to the socket), `slow` and `frames` (the idle
 //! watchdog), `streams` (HTTP/2), `drain` and `logging`.
 
+pub mod cores;
 pub mod drain;
 pub mod frames;
 pub mod logging;
@@ -107,6 +110,7 @@ pub async fn run(
         proxies: Arc::new(limits.trusted_proxies.clone()),
     };
     let (stop, connections) = (CancellationToken::new(), TaskTracker::new());
+    let cores = cores::Cores::start()?;
     tokio::pin!(shutdown);
     loop {
         let slot = tokio::select! {
@@ -138,12 +142,23 @@ pub async fn run(
             tracing::debug!(%peer, "closing a connection past its address's cap");
             continue;
         }
+        // The socket leaves this runtime's reactor for the one that serves it.
+        let tcp = match tcp.into_std() {
+            Ok(tcp) => tcp,
+            Err(e) => {
+                tracing::debug!(%peer, error = %e, "could not hand a connection over");
+                continue;
+            }
+        };
         let (app, stop, timeouts) = (app.clone(), stop.clone(), timeouts.clone());
         let shortcut = shortcut.clone();
-        connections.spawn(async move {
-            connection(tcp, peer, (app, shortcut), timeouts, stop).await;
+        cores.next().spawn(connections.track_future(async move {
+            match TcpStream::from_std(tcp) {
+                Ok(tcp) => connection(tcp, peer, (app, shortcut), timeouts, stop).await,
+                Err(e) => tracing::debug!(%peer, error = %e, "could not take a connection"),
+            }
             drop((slot, held));
-        });
+        }));
     }
     drop(listener);
     stop.cancel();
