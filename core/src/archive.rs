@@ -104,7 +104,7 @@ async fn write_zip(store: &BlobStore, entries: Vec<Entry>, sink: &Sink) -> io::R
     for e in entries {
         zip.start_file(e.name, options).map_err(io::Error::other)?;
         let mut stream = store
-            .get_stream(&e.key, None)
+            .get_stream(&e.key, None, crate::store::Reads::Whole)
             .await
             .map_err(io::Error::other)?;
         while let Some(chunk) = stream.next().await {

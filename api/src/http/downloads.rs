@@ -6,13 +6,14 @@ use super::errors::HttpError;
 use crate::state::AppState;
 use axum::body::Body;
 use axum::extract::{Path, RawQuery, State};
-use axum::http::{header, StatusCode};
+use axum::http::{header, StatusCode, Version};
 use axum::response::{IntoResponse, Response};
 use lightbox_core::archive;
 use lightbox_core::domain::downloads::DownloadState;
 use lightbox_core::domain::error::AuthFailure;
 use lightbox_core::domain::links::LinkKind;
 use lightbox_core::limits::zips::{ZipBusy, ZipPermit, RETRY_AFTER_S};
+use lightbox_core::store::Reads;
 use lightbox_core::Error;
 
 /// A link's `token` from the query string: absent, or exactly one. Two
@@ -37,6 +38,7 @@ fn token_of(query: Option<&str>) -> Result<Option<String>, Error> {
 pub async fn download(
     State(state): State<AppState>,
     Path(id): Path<String>,
+    version: Version,
     RawQuery(query): RawQuery,
 ) -> Result<Response, HttpError> {
     let link = state.signer.open_link(
@@ -70,7 +72,7 @@ pub async fn download(
     }
     let stream = state
         .store
-        .get_stream(&file.key, file.range.clone())
+        .get_stream(&file.key, file.range.clone(), reads_for(version))
         .await?;
     let headers = [
         (header::CONTENT_TYPE, file.mime.to_owned()),
@@ -169,4 +171,14 @@ pub(crate) fn zip_permit(state: &AppState, folder: &str) -> Result<ZipPermit, Ht
         };
         HttpError::with_status(e, status)
     })
+}
+
+/// HTTP/2 carries many downloads on one connection: each is read within
+/// the process's budget of unsent bytes (`store::unsent`).
+fn reads_for(version: Version) -> Reads {
+    if version >= Version::HTTP_2 {
+        Reads::Paced
+    } else {
+        Reads::Whole
+    }
 }

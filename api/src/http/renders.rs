@@ -20,6 +20,7 @@ use lightbox_core::domain::crop::{valid_code, Format};
 use lightbox_core::domain::urls::routes;
 use lightbox_core::metrics::{RouteMetrics, METRICS};
 use lightbox_core::sharing::view::download_name;
+use lightbox_core::store::Reads;
 use lightbox_core::stored_renders::SMALL;
 use std::panic::AssertUnwindSafe;
 use tower_http::catch_panic::{DefaultResponseForPanic, ResponseForPanic};
@@ -349,7 +350,11 @@ async fn answer(
         let body = bytes.slice(whole.start as usize..whole.end as usize);
         return Ok(respond(status, head, Body::from(body)));
     }
-    let stream = state.store.get_stream(&render.blob_key, range).await?;
+    // Here on the local disk only over HTTP/2 (HTTP/1 took the file above).
+    let stream = state
+        .store
+        .get_stream(&render.blob_key, range, Reads::Paced)
+        .await?;
     Ok(respond(status, head, Body::from_stream(stream)))
 }
 

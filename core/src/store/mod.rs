@@ -5,6 +5,7 @@
 
 mod durable;
 mod open_files;
+pub mod unsent;
 mod writer;
 
 pub use writer::ObjectWriter;
@@ -23,6 +24,7 @@ use open_files::OpenFiles;
 use std::path::PathBuf;
 use std::sync::Arc;
 use tokio_util::task::TaskTracker;
+use unsent::Unsent;
 
 #[derive(Debug, Clone)]
 enum Kind {
@@ -39,6 +41,19 @@ pub struct BlobStore {
     /// (`drain`): an upload settling after its client left, an abandoned
     /// upload's abort.
     tasks: TaskTracker,
+    /// What paced reads may hold unsent, shared by every clone.
+    unsent: Unsent,
+}
+
+/// How a local file is read into a response body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reads {
+    /// `FILE_CHUNK` at a time: one response per connection holds at most
+    /// one chunk (HTTP/1, zips).
+    Whole,
+    /// `unsent::PACED_CHUNK` at a time, within the process's budget of
+    /// unsent bytes: HTTP/2, where one connection carries many streams.
+    Paced,
 }
 
 /// `AmazonS3Builder::from_env` over `vars`, minus empty values: an empty
@@ -78,12 +93,14 @@ impl BlobStore {
                 inner: fs.clone(),
                 kind: Kind::Local(root, fs, Arc::default()),
                 tasks: TaskTracker::new(),
+                unsent: Unsent::new(unsent::UNSENT_MAX),
             })
         } else if url == "memory://" {
             Ok(BlobStore {
                 inner: Arc::new(InMemory::new()),
                 kind: Kind::Memory,
                 tasks: TaskTracker::new(),
+                unsent: Unsent::new(unsent::UNSENT_MAX),
             })
         } else {
             bail!(
@@ -111,6 +128,7 @@ impl BlobStore {
             inner,
             kind: Kind::S3,
             tasks: TaskTracker::new(),
+            unsent: Unsent::new(unsent::UNSENT_MAX),
         })
     }
 
@@ -151,11 +169,14 @@ impl BlobStore {
             .or_internal()
     }
 
-    /// A byte range (or all) of an object, as a stream of chunks.
+    /// A byte range (or all) of an object, as a stream of chunks; a local
+    /// file read as `reads` says (S3's chunks come as the network brings
+    /// them).
     pub async fn get_stream(
         &self,
         key: &str,
         range: Option<std::ops::Range<u64>>,
+        reads: Reads,
     ) -> Result<futures::stream::BoxStream<'static, object_store::Result<bytes::Bytes>>> {
         let options = object_store::GetOptions {
             range: range.map(Into::into),
@@ -167,7 +188,10 @@ impl BlobStore {
             .await
             .or_internal()?;
         Ok(match got.payload {
-            object_store::GetResultPayload::File(file, _) => file_chunks(file, got.range),
+            object_store::GetResultPayload::File(file, _) => {
+                let paced = (reads == Reads::Paced).then(|| self.unsent.clone());
+                file_chunks(file, got.range, paced)
+            }
             object_store::GetResultPayload::Stream(stream) => stream,
         })
     }
@@ -297,28 +321,46 @@ const FILE_CHUNK: u64 = 256 << 10;
 fn file_chunks(
     file: std::fs::File,
     range: std::ops::Range<u64>,
+    paced: Option<Unsent>,
 ) -> futures::stream::BoxStream<'static, object_store::Result<bytes::Bytes>> {
     use futures::StreamExt;
     let failed = |e: Box<dyn std::error::Error + Send + Sync>| object_store::Error::Generic {
         store: "LocalFileSystem",
         source: e,
     };
-    futures::stream::try_unfold((file, range), move |(file, range)| async move {
-        if range.start >= range.end {
-            return Ok(None);
+    let chunk = if paced.is_some() {
+        unsent::PACED_CHUNK as u64
+    } else {
+        FILE_CHUNK
+    };
+    futures::stream::try_unfold((file, range), move |(file, range)| {
+        let paced = paced.clone();
+        async move {
+            if range.start >= range.end {
+                return Ok(None);
+            }
+            let n = (range.end - range.start).min(chunk);
+            let at = range.start;
+            // Room first: the chunk is only read once it may be held.
+            let room = match &paced {
+                Some(unsent) => Some(unsent.room(n as usize).await),
+                None => None,
+            };
+            let (file, buf) = tokio::task::spawn_blocking(move || -> std::io::Result<_> {
+                use std::os::unix::fs::FileExt;
+                let mut buf = vec![0; n as usize];
+                file.read_exact_at(&mut buf, at)?;
+                Ok((file, buf))
+            })
+            .await
+            .map_err(|e| failed(Box::new(e)))?
+            .map_err(|e| failed(Box::new(e)))?;
+            let bytes = match room {
+                Some(room) => unsent::held(buf, room),
+                None => bytes::Bytes::from(buf),
+            };
+            Ok(Some((bytes, (file, at + n..range.end))))
         }
-        let n = (range.end - range.start).min(FILE_CHUNK);
-        let at = range.start;
-        let (file, buf) = tokio::task::spawn_blocking(move || -> std::io::Result<_> {
-            use std::os::unix::fs::FileExt;
-            let mut buf = vec![0; n as usize];
-            file.read_exact_at(&mut buf, at)?;
-            Ok((file, buf))
-        })
-        .await
-        .map_err(|e| failed(Box::new(e)))?
-        .map_err(|e| failed(Box::new(e)))?;
-        Ok(Some((bytes::Bytes::from(buf), (file, at + n..range.end))))
     })
     .boxed()
 }
