@@ -5,7 +5,7 @@
 //! budget (`LIGHTBOX_RENDER_MEMORY_MB`): jobs wait for room, and a job
 //! larger than the whole budget fails with a reason instead of running.
 
-use lightbox_domain::crop::{CropSpec, Mode};
+use lightbox_domain::crop::{CropSpec, Format, Mode};
 use lightbox_render::geometry::spec::plan;
 use std::io::Cursor;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -47,25 +47,41 @@ pub fn cap_canvas(mut spec: CropSpec, max_pixels: u64) -> CropSpec {
 }
 
 /// Bytes a render job may hold at its peak: the decoded source at its own
-/// depth, the RGBA copy the pipeline works on, and for every output its
-/// resized pixels, its canvas and the encoder's copy. `None` when the
-/// header cannot be read (the decode will fail on its own, cheaply).
+/// depth, the RGBA copy the pipeline works on, and for every output what
+/// its format's encoder takes per pixel of its canvas (`per_canvas_pixel`).
+/// `None` when the header cannot be read (the decode will fail on its
+/// own, cheaply).
 pub fn estimate(original: &[u8], specs: &[CropSpec]) -> Option<u64> {
     let reader = image::ImageReader::new(Cursor::new(original))
         .with_guessed_format()
         .ok()?;
     let decoder = reader.into_decoder().ok()?;
     let (w, h) = image::ImageDecoder::dimensions(&decoder);
-    let depth = image::ImageDecoder::color_type(&decoder).bytes_per_pixel() as u64;
+    let color = image::ImageDecoder::color_type(&decoder);
+    let depth = color.bytes_per_pixel() as u64;
     let source = w as u64 * h as u64;
     let outputs: u64 = specs
         .iter()
         .map(|s| {
             let (cw, ch) = plan(w, h, s).canvas;
-            cw as u64 * ch as u64 * 4 * 3
+            cw as u64 * ch as u64 * per_canvas_pixel(s.format, color.has_alpha())
         })
         .sum();
     Some(source * depth + source * 4 + outputs)
+}
+
+/// Peak bytes per canvas pixel of one output in `format`: its resized
+/// frame, its canvas and its encoder, rounded up from the peaks
+/// `render-peak` measures (`bench/budget.sh`, bench/RESULTS.md) on noise,
+/// the content that makes encoders hold the most (rav1e and libwebp keep
+/// their whole output; with alpha libwebp also encodes a plane of it).
+pub fn per_canvas_pixel(format: Format, alpha: bool) -> u64 {
+    match (format, alpha) {
+        (Format::Avif, _) | (Format::Webp, true) => 48,
+        (Format::Webp, false) => 24,
+        (Format::Png, _) => 16,
+        (Format::Jpg, _) => 8,
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
