@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """Attacks a running Lightbox for --seconds while bench/attack.sh runs the
-load test beside it: a login flood (random emails), slowloris clients
+load test beside it: a login flood (random emails), the same from one
+address with a forged, rotating `Forwarded` header, a stolen session
+guessing the current password of `account.setPassword`, slowloris clients
 (request heads never finished) and zips nobody reads. Standard library
 only. Prints what the server did with each and exits 1 when a bound did
 not hold: slowloris sockets never closed by the server, flood logins left
-unanswered or never throttled, or unread zips never cut off."""
+unanswered or never throttled, forged addresses believed, guesses by
+re-authentication never throttled, or unread zips never cut off."""
 
 import argparse
 import json
@@ -24,7 +27,7 @@ def count(key, n=1):
         counts[key] = counts.get(key, 0) + n
 
 
-def rpc(url, method, params, token=None, client=None):
+def rpc(url, method, params, token=None, client=None, forged=None):
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).encode()
     req = urllib.request.Request(url + "/rpc", body, {"Content-Type": "application/json"})
     if token:
@@ -33,29 +36,72 @@ def rpc(url, method, params, token=None, client=None):
         # The server trusts 127.0.0.1 as a proxy (attack.sh): each flood
         # login comes from the address it names, as from a botnet.
         req.add_header("X-Forwarded-For", client)
+    if forged:
+        # What a client writes itself; the proxy writes X-Forwarded-For.
+        req.add_header("Forwarded", "for=" + forged)
     with urllib.request.urlopen(req, timeout=30) as r:
         return json.loads(r.read())
 
 
+def random_address(first="198.18"):
+    return "%s.%d.%d" % (first, random.randrange(256), random.randrange(1, 255))
+
+
+def classify(prefix, answer):
+    """Counts one answer of a password check: throttled (1001 refused before
+    checking), checked (1001 wrong_credentials), queue_full (4002: the
+    hashing queue refused it at once) or unexpected."""
+    error = answer.get("error", {})
+    reason = error.get("data", {}).get("reason")
+    count(prefix + "_answered")
+    if reason == "throttled":
+        count(prefix + "_throttled")
+    elif reason == "wrong_credentials":
+        count(prefix + "_checked")
+    elif error.get("code") == 4002:
+        count(prefix + "_queue_full")
+    else:
+        count(prefix + "_unexpected")
+
+
 def login_flood(url, one_address):
-    """Random emails, from one address (throttled past its window) or from
-    a new address each time (hashed, bounded by the hashing semaphore)."""
+    """Random emails, from one address (throttled past its failures) or
+    from a new address each time (hashed, or refused with 4002 past the
+    hashing queue's bound)."""
     while not stop.is_set():
         email = "flood%d@example.com" % random.randrange(1 << 30)
-        if one_address:
-            client = "203.0.113.7"
-        else:
-            client = "198.18.%d.%d" % (random.randrange(256), random.randrange(1, 255))
+        client = "203.0.113.7" if one_address else random_address()
         try:
             answer = rpc(url, "auth.login", {"email": email, "password": "guess-guess"}, client=client)
-            code = answer.get("error", {}).get("code")
-            count("login_answered")
-            if answer.get("error", {}).get("data", {}).get("reason") == "throttled":
-                count("login_throttled")
-            elif code != 1001:
-                count("login_unexpected")
+            classify("login", answer)
         except Exception:
             count("login_unanswered")
+
+
+def forged_flood(url):
+    """Random emails from one address, each naming a new one in a forged
+    `Forwarded` header: throttled like any one address."""
+    while not stop.is_set():
+        email = "forged%d@example.com" % random.randrange(1 << 30)
+        try:
+            answer = rpc(url, "auth.login", {"email": email, "password": "guess-guess"},
+                         client="203.0.113.8", forged=random_address("192.0.2"))
+            classify("forged", answer)
+        except Exception:
+            count("forged_unanswered")
+
+
+def reauth_flood(url, token):
+    """A stolen session guessing the current password from new addresses:
+    held back by the account's budget like a login spray."""
+    while not stop.is_set():
+        params = {"current_password": "guess-%d" % random.randrange(1 << 30),
+                  "new_password": "taken-over-1"}
+        try:
+            answer = rpc(url, "account.setPassword", params, token=token, client=random_address())
+            classify("reauth", answer)
+        except Exception:
+            count("reauth_unanswered")
 
 
 def hostport(url):
@@ -171,7 +217,12 @@ def main():
     p.add_argument("--zip-send-timeout", type=int, default=30)
     a = p.parse_args()
     token = rpc(a.url, "auth.login", {"email": a.email, "password": a.password})["result"]["access_token"]
+    victim = {"email": "victim%d@example.com" % random.randrange(1 << 30), "password": "victim-password"}
+    rpc(a.url, "admin.user.create", victim, token)
+    stolen = rpc(a.url, "auth.login", victim)["result"]["access_token"]
     threads = [threading.Thread(target=login_flood, args=(a.url, i < 4)) for i in range(16)]
+    threads += [threading.Thread(target=forged_flood, args=(a.url,)) for _ in range(2)]
+    threads += [threading.Thread(target=reauth_flood, args=(a.url, stolen)) for _ in range(4)]
     slow = b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: "
     hold = a.header_timeout * 3
     threads += [threading.Thread(target=slowloris, args=(a.url, slow, hold)) for _ in range(100)]
@@ -197,6 +248,15 @@ def main():
         failed.append("flood logins went unanswered")
     if not counts.get("login_throttled"):
         failed.append("no flood login from one address was throttled")
+    for kind in ("forged", "reauth"):
+        if counts.get(kind + "_unanswered", 0) > counts.get(kind + "_answered", 0) // 100:
+            failed.append(kind + " guesses went unanswered")
+    if not counts.get("forged_throttled"):
+        failed.append("forged Forwarded headers made one address many")
+    if not counts.get("reauth_throttled"):
+        failed.append("re-authentication guesses were never throttled")
+    if counts.get("reauth_checked", 0) > 25 * (a.seconds / 60 + 1):
+        failed.append("more re-authentication guesses checked than the account's budget")
     if not archive:
         failed.append("no photo to zip")
     elif not counts.get("zip_cut_off_by_server"):

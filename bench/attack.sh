@@ -2,7 +2,9 @@
 # Abuse beside load (issue 17): the embedded server takes the usual load
 # test (bench/src/load: readers and uploads, failing on undocumented errors
 # or memory that keeps growing) while bench/attack.py floods logins with
-# random emails, holds 100 slowloris connections and 20 zips nobody reads.
+# random emails (also from one address forging rotating `Forwarded`
+# headers), floods account.setPassword with wrong current passwords from a
+# stolen session, holds 100 slowloris connections and 20 zips nobody reads.
 # Fails when the load test does (normal requests must keep answering, RSS
 # flat) or when an attack outlived its bound. ATTACK_SECONDS (60).
 set -euo pipefail

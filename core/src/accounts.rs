@@ -1,8 +1,9 @@
 //! User accounts: creation (by an admin or the bootstrap), the caller's own
 //! profile, and changing email or password.
 
+use crate::auth::hashing::{self, Lane, Whose};
 use crate::auth::sessions::{self, TokenPair};
-use crate::auth::{jwt::Signer, password, Caller};
+use crate::auth::{jwt::Signer, password, throttle, Caller};
 use crate::db::{Repo, Write};
 use crate::{ids, time, Error, Result};
 use lightbox_domain::accounts::{User, UserDto};
@@ -14,6 +15,15 @@ fn check_new_password(field: &str, p: &str) -> Result<()> {
         Ok(())
     } else {
         Err(Error::invalid(field, "must be 8-256 characters"))
+    }
+}
+
+/// A new password's hash: set by an admin, or by a caller who has just
+/// proved the current one.
+fn known(email: &str) -> Whose<'_> {
+    Whose {
+        lane: Lane::Known,
+        account: email,
     }
 }
 
@@ -29,10 +39,11 @@ pub async fn create_user(
 ) -> Result<UserDto> {
     let email = normalize_email(email)?;
     check_new_password("password", &pass)?;
+    let password_hash = password::hash(known(&email), pass).await?;
     let row = User {
         id: ids::new_id(),
         email,
-        password_hash: password::hash(pass).await?,
+        password_hash,
         is_admin,
         created_at: time::now_ms(),
     };
@@ -74,28 +85,46 @@ pub async fn me(repo: &dyn Repo, caller: &Caller) -> Result<UserDto> {
     Ok(UserDto::from(&current(repo, caller).await?))
 }
 
-/// A wrong current password is an invalid credential: 1001.
+/// Who re-authenticates: the caller, from its address (`limits::client`),
+/// and whether that address has signed in to the account before.
+pub struct Reauth<'a> {
+    pub caller: &'a Caller,
+    pub client: &'a str,
+    pub lane: Lane,
+}
+
+/// A wrong current password is an invalid credential: 1001. It is throttled
+/// like a login, with the same counts: a stolen session must not guess
+/// faster than a login could.
 async fn reauthenticate(
     repo: &dyn Repo,
-    caller: &Caller,
+    who: &Reauth<'_>,
     current_password: String,
 ) -> Result<User> {
-    let user = current(repo, caller).await?;
-    if password::verify(current_password, user.password_hash.clone()).await? {
-        Ok(user)
-    } else {
-        Err(Error::auth(AuthFailure::WrongCredentials))
-    }
+    hashing::has_room(Whose {
+        lane: who.lane,
+        account: &who.caller.email,
+    })?;
+    let user = current(repo, who.caller).await?;
+    let email = user.email.clone();
+    throttle::check(
+        repo,
+        (&email, who.client),
+        Some(user),
+        current_password,
+        who.lane,
+    )
+    .await
 }
 
 pub async fn set_email(
     repo: &dyn Repo,
-    caller: &Caller,
+    who: &Reauth<'_>,
     current_password: String,
     email: &str,
 ) -> Result<UserDto> {
     let email = normalize_email(email)?;
-    let mut user = reauthenticate(repo, caller, current_password).await?;
+    let mut user = reauthenticate(repo, who, current_password).await?;
     if repo.set_email(user.id, &email).await? == Write::Conflict {
         return Err(taken());
     }
@@ -106,13 +135,13 @@ pub async fn set_email(
 pub async fn set_password(
     repo: &dyn Repo,
     signer: &Signer,
-    caller: &Caller,
+    who: &Reauth<'_>,
     current_password: String,
     new_password: String,
 ) -> Result<TokenPair> {
     check_new_password("new_password", &new_password)?;
-    let user = reauthenticate(repo, caller, current_password).await?;
-    repo.set_password_hash(user.id, &password::hash(new_password).await?)
-        .await?;
-    sessions::keep_only(repo, signer, caller, &user).await
+    let user = reauthenticate(repo, who, current_password).await?;
+    let hash = password::hash(known(&user.email), new_password).await?;
+    repo.set_password_hash(user.id, &hash).await?;
+    sessions::keep_only(repo, signer, who.caller, &user).await
 }

@@ -22,6 +22,7 @@ pub struct Metrics {
     reconciles: IntCounterVec,
     reconcile_seconds: HistogramVec,
     image_waits: IntCounterVec,
+    password_hashes: IntCounterVec,
     pub image_waits_held: IntGauge,
     pub queue_depth: IntGauge,
     pub outbox_pending: IntGauge,
@@ -143,6 +144,13 @@ impl Metrics {
                  cancelled (the client left), error, refused (over the caps)",
                 &["ended"],
             ),
+            password_hashes: counter(
+                &r,
+                "password_hashes_total",
+                "Argon2 jobs by outcome: done, abandoned (the caller was gone when its turn \
+                 came; nothing hashed), refused (the queue was full; 4002)",
+                &["outcome"],
+            ),
             image_waits_held: gauge(
                 &r,
                 "image_waits_held",
@@ -176,6 +184,11 @@ impl Metrics {
             ),
             registry: r,
         }
+    }
+
+    /// `outcome` is `done`, `abandoned` or `refused`.
+    pub fn password_hash(&self, outcome: &str) {
+        self.password_hashes.with_label_values(&[outcome]).inc();
     }
 
     pub fn rpc(&self, method: &str, code: Option<i64>, took: Duration) {

@@ -1,25 +1,34 @@
 //! Issue 17, items 1 and 2: a login flood cannot exhaust memory, the
 //! throttle is exact under parallel guesses, and it is keyed by the real
 //! client (behind a trusted proxy, IPv6 by /64) without letting a stranger
-//! lock the owner out. Client addresses are simulated through
-//! `X-Forwarded-For`, believed because the test trusts 127.0.0.1.
+//! lock the owner out. Issue 54, items 1 and 5: the budgets count failures,
+//! so correct logins are never refused, and only the header the trusted
+//! proxy writes (`LIGHTBOX_FORWARDED_HEADER`) names the client. Client
+//! addresses are simulated through `X-Forwarded-For` (or `Forwarded`),
+//! believed because the test trusts 127.0.0.1.
 
 use futures::future::join_all;
 use lightbox_e2e::{proc, Server, ADMIN_EMAIL, ADMIN_PASSWORD};
 use serde_json::{json, Value};
 
 async fn login_from(srv: &Server, from: &str, email: &str, password: &str) -> Value {
+    login_with(srv, &[("X-Forwarded-For", from)], email, password).await
+}
+
+/// A login carrying `headers` (forwarding headers, as a client wrote them).
+async fn login_with(srv: &Server, headers: &[(&str, &str)], email: &str, password: &str) -> Value {
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "auth.login",
         "params": {"email": email, "password": password}});
-    let r = srv
-        .http()
-        .post(format!("{}/rpc", srv.url))
-        .header("X-Forwarded-For", from)
-        .json(&body)
-        .send()
-        .await
-        .expect("login");
+    let mut req = srv.http().post(format!("{}/rpc", srv.url)).json(&body);
+    for (name, value) in headers {
+        req = req.header(*name, *value);
+    }
+    let r = req.send().await.expect("login");
     r.json().await.expect("json")
+}
+
+fn wrong_credentials(answer: &Value) -> bool {
+    answer["error"]["code"] == 1001 && answer["error"]["data"]["reason"] == "wrong_credentials"
 }
 
 fn throttled(answer: &Value) -> bool {
@@ -57,7 +66,10 @@ async fn a_login_flood_is_refused_before_hashing_and_memory_stays_bounded() {
     let owner = login_from(srv, home, ADMIN_EMAIL, ADMIN_PASSWORD);
     let (flood, owner) = tokio::join!(join_all(many), owner);
     assert!(owner["result"]["access_token"].is_string(), "{owner}");
-    assert!(flood.iter().all(|a| a["error"]["code"] == 1001));
+    // Wrong, or refused at once past the hashing queue's bound (4002).
+    assert!(flood
+        .iter()
+        .all(|a| a["error"]["code"] == 1001 || a["error"]["code"] == 4002));
     let grew = proc::peak_mb(pid).saturating_sub(base);
     // 48 Argon2 hashes at once are ~900 MiB; one per core is ~40 MiB.
     assert!(grew < 200, "peak RSS grew {grew} MiB during the flood");
@@ -133,4 +145,122 @@ async fn a_stranger_cannot_lock_the_owner_out_of_their_own_address() {
     );
     let owner = login_from(srv, home, ADMIN_EMAIL, ADMIN_PASSWORD).await;
     assert!(owner["result"]["access_token"].is_string(), "{owner}");
+}
+
+#[tokio::test]
+async fn an_office_signs_in_forty_people_while_guesses_from_it_are_throttled() {
+    let server = Server::start_with(&[("LIGHTBOX_TRUSTED_PROXIES", "127.0.0.1")]);
+    let srv = &server;
+    let admin = srv.admin_token().await;
+    let people: Vec<String> = (0..40).map(|i| format!("staff{i}@example.com")).collect();
+    for chunk in people.chunks(4) {
+        join_all(chunk.iter().map(|email| {
+            let params = json!({"email": email, "password": "office-password"});
+            srv.ok(Some(&admin), "admin.user.create", params)
+        }))
+        .await;
+    }
+    // One address (the office's NAT), the default budget of 20 a minute:
+    // forty correct logins, four at a time, with ten wrong guesses between
+    // them, then twenty more guesses, all within the minute.
+    let office = "203.0.113.40";
+    let guess = |i: usize| async move {
+        let email = format!("nobody{i}@example.com");
+        login_from(srv, office, &email, "guess-guess").await
+    };
+    let mut guesses = Vec::new();
+    for (n, chunk) in people.chunks(4).enumerate() {
+        let logins = join_all(
+            chunk
+                .iter()
+                .map(|email| login_from(srv, office, email, "office-password")),
+        )
+        .await;
+        for (email, answer) in chunk.iter().zip(&logins) {
+            assert!(
+                answer["result"]["access_token"].is_string(),
+                "{email}: {answer}"
+            );
+        }
+        guesses.push(guess(n).await);
+    }
+    assert!(guesses.iter().all(wrong_credentials), "{guesses:?}");
+    for i in 10..30 {
+        guesses.push(guess(i).await);
+    }
+    let refused: Vec<&Value> = guesses.iter().filter(|a| throttled(a)).collect();
+    // 20 failures a minute, one more every 3 s while the test runs.
+    assert!(
+        refused.len() >= 5,
+        "{} of 30 guesses refused",
+        refused.len()
+    );
+    assert!(refused
+        .iter()
+        .all(|a| a["error"]["data"]["retry_after_s"].as_u64() >= Some(1)));
+    assert!(guesses[..20].iter().all(wrong_credentials), "{guesses:?}");
+}
+
+#[tokio::test]
+async fn forged_forwarded_headers_change_nothing() {
+    let server = Server::start_with(&[("LIGHTBOX_TRUSTED_PROXIES", "127.0.0.1")]);
+    let srv = &server;
+    // The proxy writes X-Forwarded-For; a rotating `Forwarded: for=` the
+    // client wrote itself does not make thirty guesses thirty addresses.
+    let mut answers = Vec::new();
+    for i in 0..30 {
+        let forged = format!("for=198.51.100.{i}");
+        let headers = [("X-Forwarded-For", "203.0.113.50"), ("Forwarded", &forged)];
+        let email = format!("nobody{i}@example.com");
+        answers.push(login_with(srv, &headers, &email, "guess-guess").await);
+    }
+    let refused = answers.iter().filter(|a| throttled(a)).count();
+    assert!(refused >= 5, "{refused} of 30 refused");
+    // Failures forged in a victim's name do not lock the victim out.
+    let victim = "192.0.2.77";
+    assert!(login_from(srv, victim, ADMIN_EMAIL, ADMIN_PASSWORD).await["result"].is_object());
+    for _ in 0..8 {
+        let headers = [
+            ("X-Forwarded-For", "203.0.113.51"),
+            ("Forwarded", "for=192.0.2.77"),
+        ];
+        login_with(srv, &headers, ADMIN_EMAIL, "wrong-password").await;
+    }
+    let back = login_from(srv, victim, ADMIN_EMAIL, ADMIN_PASSWORD).await;
+    assert!(back["result"]["access_token"].is_string(), "{back}");
+}
+
+#[tokio::test]
+async fn a_proxy_that_writes_forwarded_is_believed_and_x_forwarded_for_is_not() {
+    let server = Server::start_with(&[
+        ("LIGHTBOX_TRUSTED_PROXIES", "127.0.0.1"),
+        ("LIGHTBOX_FORWARDED_HEADER", "forwarded"),
+        ("LIGHTBOX_LOGIN_PER_ADDRESS_PER_MINUTE", "5"),
+    ]);
+    let srv = &server;
+    let mut answers = Vec::new();
+    for i in 0..10 {
+        let forged = format!("198.51.100.{i}");
+        let headers = [
+            ("Forwarded", "for=\"[2001:db8:5::1]:4711\";proto=https"),
+            ("X-Forwarded-For", &forged),
+        ];
+        let email = format!("nobody{i}@example.com");
+        answers.push(login_with(srv, &headers, &email, "guess-guess").await);
+    }
+    assert!(answers[..5].iter().all(wrong_credentials), "{answers:?}");
+    assert!(answers[5..].iter().all(throttled), "{answers:?}");
+    // Another client behind the same proxy is another address.
+    let other = [("Forwarded", "for=2001:db8:6::1")];
+    let answer = login_with(srv, &other, "a@example.com", "guess-guess").await;
+    assert!(wrong_credentials(&answer), "{answer}");
+    // X-Forwarded-For alone names nobody: these all come from the peer.
+    let mut answers = Vec::new();
+    for i in 0..6 {
+        let forged = format!("198.51.100.{}", 100 + i);
+        let email = format!("x{i}@example.com");
+        answers.push(login_from(srv, &forged, &email, "guess-guess").await);
+    }
+    assert!(answers[..5].iter().all(wrong_credentials), "{answers:?}");
+    assert!(throttled(&answers[5]), "{answers:?}");
 }

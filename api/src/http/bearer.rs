@@ -33,8 +33,8 @@ pub async fn resolve(state: &AppState, headers: &HeaderMap) -> Result<Option<Cal
 }
 
 /// The client's address as the login limits key it: the peer, or what a
-/// trusted proxy says (the server puts the `TrustedProxies` on each
-/// request), an IPv6 address by its /64.
+/// trusted proxy says in the one header it writes (the server puts the
+/// `TrustedProxies` on each request), an IPv6 address by its /64.
 pub fn client_addr<B>(req: &Request<B>) -> String {
     let Some(ConnectInfo(addr)) = req.extensions().get::<ConnectInfo<SocketAddr>>() else {
         return "unknown".into();
@@ -42,14 +42,11 @@ pub fn client_addr<B>(req: &Request<B>) -> String {
     let Some(proxies) = req.extensions().get::<Arc<TrustedProxies>>() else {
         return client::key(addr.ip());
     };
-    let values = |name| -> Vec<&str> {
-        req.headers()
-            .get_all(name)
-            .iter()
-            .filter_map(|v| v.to_str().ok())
-            .collect()
-    };
-    let forwarded = values(header::FORWARDED);
-    let xff = values(header::HeaderName::from_static("x-forwarded-for"));
-    client::key(proxies.client(addr.ip(), &forwarded, &xff))
+    let values: Vec<&str> = req
+        .headers()
+        .get_all(proxies.header().name())
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .collect();
+    client::key(proxies.client(addr.ip(), &values))
 }

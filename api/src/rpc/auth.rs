@@ -2,9 +2,10 @@
 
 use super::account::Nothing;
 use super::ctx::Ctx;
+use lightbox_core::auth::hashing::Lane;
 use lightbox_core::auth::sessions::{self, TokenPair};
 use lightbox_core::domain::checks::{char_len_between, Checks};
-use lightbox_core::{Error, Result};
+use lightbox_core::Result;
 use serde::Deserialize;
 
 #[derive(Deserialize, schemars::JsonSchema)]
@@ -48,23 +49,14 @@ async fn attempt(ctx: Ctx, p: Login) -> Result<TokenPair> {
     let s = &ctx.state;
     // In-memory limits first: a flood is refused before any hashing.
     let email = p.email.trim().to_lowercase();
-    if let Err(wait) = s.guards.login.admit(&email, &ctx.client) {
-        return Err(Error::Throttled {
-            retry_after_s: wait,
-        });
-    }
-    let pair = sessions::login(
-        s.repo.as_ref(),
-        &s.signer,
-        &p.email,
-        p.password,
-        &ctx.client,
-    )
-    .await?;
+    let repo = s.repo.as_ref();
     s.guards
         .login
-        .signed_in(&email, &ctx.client, lightbox_core::time::now_ms());
-    Ok(pair)
+        .check(&email, &ctx.client, |admitted| {
+            let who = (email.as_str(), ctx.client.as_str());
+            sessions::login(repo, &s.signer, who, p.password, Lane::of(admitted))
+        })
+        .await
 }
 
 #[derive(Deserialize, schemars::JsonSchema)]

@@ -66,16 +66,21 @@ macro_rules! method {
 }
 
 pub static METHODS: &[Method] = &[
-    method!("auth.login", Public, auth::login, [1001]),
+    method!("auth.login", Public, auth::login, [1001, 4002]),
     method!("auth.refresh", Public, auth::refresh, [1001]),
     method!("auth.logout", Public, auth::logout, [1001]),
     method!("account.me", Read, account::me),
-    method!("account.setEmail", Session, account::set_email),
-    method!("account.setPassword", Session, account::set_password),
+    method!("account.setEmail", Session, account::set_email, [4002]),
+    method!(
+        "account.setPassword",
+        Session,
+        account::set_password,
+        [4002]
+    ),
     method!("token.create", Session, tokens::create),
     method!("token.list", Session, tokens::list),
     method!("token.revoke", Session, tokens::revoke, [2001]),
-    method!("admin.user.create", Admin, admin::create_user),
+    method!("admin.user.create", Admin, admin::create_user, [4002]),
     method!("admin.user.list", Admin, admin::list_users),
     method!("admin.takedown", Admin, admin::takedown, [2001]),
     method!("admin.restore", Admin, admin::restore, [2001]),

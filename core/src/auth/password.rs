@@ -1,6 +1,7 @@
 //! Argon2id password hashing, on the hashing threads (each hash costs ~19 MiB
 //! and tens of milliseconds by design).
 
+use super::hashing::{self, Whose};
 use crate::Result;
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::Argon2;
@@ -30,26 +31,26 @@ fn verify_blocking(password: &str, stored: &str) -> bool {
         .unwrap_or(false)
 }
 
-pub async fn hash(password: String) -> Result<String> {
-    super::hashing::run(move || hash_blocking(&password)).await?
+pub async fn hash(whose: Whose<'_>, password: String) -> Result<String> {
+    hashing::run(whose, move || hash_blocking(&password)).await?
 }
 
-pub async fn verify(password: String, stored: String) -> Result<bool> {
-    super::hashing::run(move || verify_blocking(&password, &stored)).await
+pub async fn verify(whose: Whose<'_>, password: String, stored: String) -> Result<bool> {
+    hashing::run(whose, move || verify_blocking(&password, &stored)).await
 }
 
 /// Spends the same time as a real check, so an unknown email cannot be told
 /// from a wrong password by timing.
-pub async fn verify_against_nothing(password: String) -> Result<()> {
+pub async fn verify_against_nothing(whose: Whose<'_>, password: String) -> Result<()> {
     static DUMMY: OnceLock<String> = OnceLock::new();
     let stored = match DUMMY.get() {
         Some(h) => h.clone(),
         None => {
-            let h = hash("lightbox-dummy-password".into()).await?;
+            let h = hash(whose, "lightbox-dummy-password".into()).await?;
             DUMMY.get_or_init(|| h).clone()
         }
     };
-    verify(password, stored).await.map(|_| ())
+    verify(whose, password, stored).await.map(|_| ())
 }
 
 pub fn valid_length(password: &str) -> bool {
@@ -58,17 +59,30 @@ pub fn valid_length(password: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use crate::auth::hashing::{Lane, Whose};
+
+    const KNOWN: Whose = Whose {
+        lane: Lane::Known,
+        account: "a@example.com",
+    };
+    const STRANGER: Whose = Whose {
+        lane: Lane::Stranger,
+        account: "a@example.com",
+    };
+
     #[tokio::test]
     async fn hashes_are_argon2id_salted_and_verify() {
-        let a = super::hash("correct horse".into()).await.unwrap();
-        let b = super::hash("correct horse".into()).await.unwrap();
+        let a = super::hash(KNOWN, "correct horse".into()).await.unwrap();
+        let b = super::hash(STRANGER, "correct horse".into()).await.unwrap();
         assert!(a.starts_with("$argon2id$"));
         assert_ne!(a, b);
-        assert!(super::verify("correct horse".into(), a.clone())
+        assert!(super::verify(KNOWN, "correct horse".into(), a.clone())
             .await
             .unwrap());
-        assert!(!super::verify("wrong horse".into(), a).await.unwrap());
-        assert!(!super::verify("x".into(), "not a hash".into())
+        assert!(!super::verify(STRANGER, "wrong horse".into(), a)
+            .await
+            .unwrap());
+        assert!(!super::verify(STRANGER, "x".into(), "not a hash".into())
             .await
             .unwrap());
     }

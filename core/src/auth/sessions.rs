@@ -1,7 +1,8 @@
 //! Password sessions: login (throttled), refresh-token rotation with replay
 //! detection, logout, and the fresh pair handed out after a password change.
 
-use super::{jwt::Signer, now, password, secrets, throttle, Caller};
+use super::hashing::{self, Lane, Whose};
+use super::{jwt::Signer, now, secrets, throttle, Caller};
 use crate::db::{RefreshUse, Repo};
 use crate::time::{rfc3339, DAY_MS};
 use crate::{ids, Error, Result};
@@ -20,50 +21,23 @@ pub struct TokenPair {
     pub user: UserDto,
 }
 
-/// Exchanges credentials for a new session. `client` is the caller's address.
+/// Exchanges credentials for a new session. `client` is the caller's
+/// address; `lane` says whether it has signed in to the account before.
 pub async fn login(
     repo: &dyn Repo,
     signer: &Signer,
-    email: &str,
+    (email, client): (&str, &str),
     password: String,
-    client: &str,
+    lane: Lane,
 ) -> Result<TokenPair> {
     let email = email.trim().to_lowercase();
-    let t = now();
-    let previous = repo.login_failures(&email, client).await?;
-    if let Some((failures, last)) = previous {
-        if let Some(wait) = throttle::retry_after_s(failures, last, t) {
-            return Err(Error::Throttled {
-                retry_after_s: wait,
-            });
-        }
-    }
-    // The attempt counts as a failure before the password is checked, in
-    // one atomic increment, so parallel guesses cannot all pass the read
-    // above: attempts that slipped in since it count as failures made just
-    // now, and push this one over the limit (a success clears the count).
-    let counted = repo.record_login_failure(&email, client, t).await?;
-    let before = previous.map_or(0, |(failures, _)| failures);
-    if counted - 1 > before {
-        if let Some(wait) = throttle::retry_after_s(counted - 1, t, t) {
-            return Err(Error::Throttled {
-                retry_after_s: wait,
-            });
-        }
-    }
-    let user = match repo.user_by_email(&email).await? {
-        Some(u) if password::verify(password, u.password_hash.clone()).await? => u,
-        found => {
-            if found.is_none() {
-                password::verify_against_nothing(String::new()).await?;
-            }
-            return Err(Error::Unauthorized {
-                reason: AuthFailure::WrongCredentials,
-                retry_after_s: throttle::retry_after_s(counted, t, t),
-            });
-        }
-    };
-    repo.clear_login_failures(&email, client).await?;
+    // A flood past the hashing queue's bound costs no database work.
+    hashing::has_room(Whose {
+        lane,
+        account: &email,
+    })?;
+    let found = repo.user_by_email(&email).await?;
+    let user = throttle::check(repo, (&email, client), found, password, lane).await?;
     start(repo, signer, &user).await
 }
 

@@ -1,15 +1,49 @@
 //! Who the client is, for the login limits. Behind an ingress every peer
-//! address is the ingress's, so `Forwarded` / `X-Forwarded-For` are read,
-//! but only when the peer is a trusted proxy (`LIGHTBOX_TRUSTED_PROXIES`),
-//! and then from the right: each trusted hop vouches for the one before it,
-//! and the right-most hop that is not trusted is the client. Anything left
-//! of it was written by the client itself and proves nothing.
+//! address is the ingress's, so the forwarding header is read, but only
+//! when the peer is a trusted proxy (`LIGHTBOX_TRUSTED_PROXIES`), only the
+//! one header that proxy writes (`LIGHTBOX_FORWARDED_HEADER`), and from the
+//! right: each trusted hop vouches for the one before it, and the
+//! right-most hop that is not trusted is the client. Anything left of it,
+//! and any other forwarding header, was written by the client itself and
+//! proves nothing: a proxy that writes `X-Forwarded-For` passes a
+//! client's `Forwarded` through untouched.
 
 use ipnet::IpNet;
 use std::net::IpAddr;
 
+/// The header a trusted proxy writes; the other one is ignored.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ForwardedHeader {
+    #[default]
+    XForwardedFor,
+    /// RFC 7239's `Forwarded`, its `for=` parameters.
+    Forwarded,
+}
+
+impl ForwardedHeader {
+    /// `x-forwarded-for` or `forwarded`, in any case.
+    pub fn parse(text: &str) -> anyhow::Result<ForwardedHeader> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "x-forwarded-for" => Ok(ForwardedHeader::XForwardedFor),
+            "forwarded" => Ok(ForwardedHeader::Forwarded),
+            other => anyhow::bail!("{other:?} is neither x-forwarded-for nor forwarded"),
+        }
+    }
+
+    /// The header's name as HTTP spells it, lower case.
+    pub fn name(self) -> &'static str {
+        match self {
+            ForwardedHeader::XForwardedFor => "x-forwarded-for",
+            ForwardedHeader::Forwarded => "forwarded",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Default)]
-pub struct TrustedProxies(Vec<IpNet>);
+pub struct TrustedProxies {
+    nets: Vec<IpNet>,
+    header: ForwardedHeader,
+}
 
 impl TrustedProxies {
     /// Comma-separated addresses or CIDRs; empty means none.
@@ -25,29 +59,37 @@ impl TrustedProxies {
             };
             nets.push(net);
         }
-        Ok(TrustedProxies(nets))
+        Ok(TrustedProxies {
+            nets,
+            header: ForwardedHeader::default(),
+        })
+    }
+
+    /// Believes `header` (and only it) from the trusted proxies.
+    pub fn reading(self, header: ForwardedHeader) -> TrustedProxies {
+        TrustedProxies { header, ..self }
+    }
+
+    /// The one header `client` wants the values of.
+    pub fn header(&self) -> ForwardedHeader {
+        self.header
     }
 
     pub fn trusts(&self, ip: IpAddr) -> bool {
         let ip = canonical(ip);
-        self.0.iter().any(|n| n.contains(&ip))
+        self.nets.iter().any(|n| n.contains(&ip))
     }
 
-    /// The client's address: `forwarded` are the `Forwarded` header values,
-    /// `xff` the `X-Forwarded-For` ones, each in the order received.
-    /// `Forwarded` wins when both are present (it is the standard one).
-    pub fn client(&self, peer: IpAddr, forwarded: &[&str], xff: &[&str]) -> IpAddr {
+    /// The client's address: `values` are those of `self.header()`, in the
+    /// order received.
+    pub fn client(&self, peer: IpAddr, values: &[&str]) -> IpAddr {
         if !self.trusts(peer) {
             return canonical(peer);
         }
-        let hops: Vec<&str> = if forwarded.is_empty() {
-            xff.iter().flat_map(|v| v.split(',')).collect()
-        } else {
-            forwarded
-                .iter()
-                .flat_map(|v| v.split(','))
-                .filter_map(forwarded_for)
-                .collect()
+        let elements = values.iter().flat_map(|v| v.split(','));
+        let hops: Vec<&str> = match self.header {
+            ForwardedHeader::XForwardedFor => elements.collect(),
+            ForwardedHeader::Forwarded => elements.filter_map(forwarded_for).collect(),
         };
         let mut client = canonical(peer);
         for hop in hops.iter().rev() {
@@ -113,7 +155,7 @@ mod tests {
     #[test]
     fn untrusted_peers_are_the_client_whatever_they_claim() {
         let none = TrustedProxies::default();
-        assert_eq!(none.client(ip("9.9.9.9"), &[], &["1.1.1.1"]), ip("9.9.9.9"));
+        assert_eq!(none.client(ip("9.9.9.9"), &["1.1.1.1"]), ip("9.9.9.9"));
     }
 
     #[test]
@@ -122,15 +164,30 @@ mod tests {
         let peer = ip("10.1.1.1");
         // The client wrote "6.6.6.6" itself; 5.5.5.5 reached our proxy.
         assert_eq!(
-            t.client(peer, &[], &["6.6.6.6, 5.5.5.5, 10.2.2.2"]),
+            t.client(peer, &["6.6.6.6, 5.5.5.5, 10.2.2.2"]),
             ip("5.5.5.5")
         );
-        assert_eq!(t.client(peer, &[], &["6.6.6.6", "5.5.5.5"]), ip("5.5.5.5"));
-        let fwd = ["for=6.6.6.6, for=\"[2001:db8::1]:443\";proto=https"];
-        assert_eq!(t.client(peer, &fwd, &["7.7.7.7"]), ip("2001:db8::1"));
-        assert_eq!(t.client(peer, &[], &[]), peer);
-        assert_eq!(t.client(peer, &[], &["junk"]), peer);
-        assert_eq!(t.client(peer, &[], &["10.3.3.3"]), ip("10.3.3.3"));
+        assert_eq!(t.client(peer, &["6.6.6.6", "5.5.5.5"]), ip("5.5.5.5"));
+        assert_eq!(t.client(peer, &[]), peer);
+        assert_eq!(t.client(peer, &["junk"]), peer);
+        assert_eq!(t.client(peer, &["10.3.3.3"]), ip("10.3.3.3"));
+        let fwd = t.reading(ForwardedHeader::Forwarded);
+        let values = ["for=6.6.6.6, for=\"[2001:db8::1]:443\";proto=https"];
+        assert_eq!(fwd.client(peer, &values), ip("2001:db8::1"));
+        assert_eq!(fwd.client(peer, &["by=10.0.0.1"]), peer);
+    }
+
+    #[test]
+    fn the_header_is_named_exactly() {
+        let parse = |s| ForwardedHeader::parse(s).ok();
+        assert_eq!(
+            parse("X-Forwarded-For"),
+            Some(ForwardedHeader::XForwardedFor)
+        );
+        assert_eq!(parse(" forwarded "), Some(ForwardedHeader::Forwarded));
+        assert_eq!(parse("x-real-ip"), None);
+        assert_eq!(parse(""), None);
+        assert_eq!(ForwardedHeader::default().name(), "x-forwarded-for");
     }
 
     #[test]

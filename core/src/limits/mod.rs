@@ -12,7 +12,7 @@ pub mod memory;
 pub mod zips;
 
 use anyhow::Context;
-use client::TrustedProxies;
+use client::{ForwardedHeader, TrustedProxies};
 use std::time::Duration;
 
 /// Crop rules one folder may hold (a further one is 4001, like a sixth
@@ -65,13 +65,20 @@ impl Limits {
         };
         let secs = |key: &str, default: u64| num(key, default).map(Duration::from_secs);
         let proxies = env("LIGHTBOX_TRUSTED_PROXIES").unwrap_or_default();
+        let header = env("LIGHTBOX_FORWARDED_HEADER")
+            .map_or(Ok(ForwardedHeader::default()), |v| {
+                ForwardedHeader::parse(&v)
+            })
+            .context("LIGHTBOX_FORWARDED_HEADER")?;
         Ok(Limits {
             header_read_timeout: secs("LIGHTBOX_HEADER_READ_TIMEOUT_S", 10)?,
             idle_timeout: secs("LIGHTBOX_IDLE_TIMEOUT_S", 60)?,
             body_read_timeout: secs("LIGHTBOX_BODY_READ_TIMEOUT_S", 300)?,
             max_connections: num("LIGHTBOX_MAX_CONNECTIONS", 1024)? as usize,
             max_connections_per_address: num("LIGHTBOX_MAX_CONNECTIONS_PER_ADDRESS", 256)? as usize,
-            trusted_proxies: TrustedProxies::parse(&proxies).context("LIGHTBOX_TRUSTED_PROXIES")?,
+            trusted_proxies: TrustedProxies::parse(&proxies)
+                .context("LIGHTBOX_TRUSTED_PROXIES")?
+                .reading(header),
             login_per_address_per_minute: num("LIGHTBOX_LOGIN_PER_ADDRESS_PER_MINUTE", 20)? as u32,
             login_per_account_per_minute: num("LIGHTBOX_LOGIN_PER_ACCOUNT_PER_MINUTE", 20)? as u32,
             zip_max: num("LIGHTBOX_ZIP_MAX", 32)? as usize,
@@ -136,5 +143,17 @@ mod tests {
             super::Limits::load(|k| (k == "LIGHTBOX_TRUSTED_PROXIES").then(|| "nope".into()))
                 .is_err()
         );
+        assert_eq!(
+            l.trusted_proxies.header(),
+            super::ForwardedHeader::XForwardedFor
+        );
+        let fwd = |v: &'static str| {
+            super::Limits::load(move |k| (k == "LIGHTBOX_FORWARDED_HEADER").then(|| v.into()))
+        };
+        assert_eq!(
+            fwd("Forwarded").unwrap().trusted_proxies.header(),
+            super::ForwardedHeader::Forwarded
+        );
+        assert!(fwd("x-real-ip").is_err());
     }
 }
