@@ -1,5 +1,6 @@
-//! Probes (on `LIGHTBOX_LISTEN`) and metrics (on `LIGHTBOX_METRICS_LISTEN`)
-//! of lightbox-controller.
+//! Probes (on `LIGHTBOX_LISTEN` and `LIGHTBOX_METRICS_LISTEN`, where the
+//! chart's probes go) and metrics (on `LIGHTBOX_METRICS_LISTEN`) of
+//! lightbox-controller.
 
 use axum::extract::State;
 use axum::http::StatusCode;

@@ -104,15 +104,17 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     let me = identity();
     let scope = watch_scope();
     let leading = Arc::new(AtomicBool::new(false));
-    let metrics = tokio::net::TcpListener::bind(&config.metrics_listen).await?;
-    println!("metrics on http://{}", metrics.local_addr()?);
-    tokio::spawn(async move { axum::serve(metrics, http::metrics_routes()).await });
-    let listener = tokio::net::TcpListener::bind(&config.listen).await?;
-    println!("listening on http://{}", listener.local_addr()?);
     let probe = http::Probe {
         repo: repo.clone(),
         leading: leading.clone(),
     };
+    // The probes on both listeners, as lightbox-api and lightbox-worker.
+    let metrics = tokio::net::TcpListener::bind(&config.metrics_listen).await?;
+    println!("metrics on http://{}", metrics.local_addr()?);
+    let on_metrics = http::metrics_routes().merge(http::routes(probe.clone()));
+    tokio::spawn(async move { axum::serve(metrics, on_metrics).await });
+    let listener = tokio::net::TcpListener::bind(&config.listen).await?;
+    println!("listening on http://{}", listener.local_addr()?);
     tokio::spawn(async move { axum::serve(listener, http::routes(probe)).await });
 
     let lock = leader::LeaseLock::new(client.clone(), &own_namespace(), &lease_name(), &me);

@@ -350,8 +350,12 @@ fn probes_use_declared_ports_and_every_container_is_locked_down() {
         for component in ["api", "worker", "controller"] {
             let c = &deployment(&docs, component)["spec"]["template"]["spec"]["containers"][0];
             let ports = c["ports"].as_array().unwrap();
+            // On the metrics listener: request traffic cannot exhaust it.
             for probe in ["startupProbe", "livenessProbe", "readinessProbe"] {
-                assert_eq!(c[probe]["httpGet"]["port"], "http", "{values}/{component}");
+                assert_eq!(
+                    c[probe]["httpGet"]["port"], "metrics",
+                    "{values}/{component}"
+                );
             }
             assert_eq!(c["readinessProbe"]["httpGet"]["path"], "/readyz");
             assert_eq!(c["livenessProbe"]["httpGet"]["path"], "/healthz");

@@ -549,6 +549,24 @@ where
     }
 }
 
+/// Whether a download's headers keep a browser from showing or running it:
+/// an attachment, `nosniff`, and a sandbox if it is opened anyway.
+pub fn safe_download(headers: &reqwest::header::HeaderMap) -> Result<(), String> {
+    let get = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    let disposition = get("content-disposition").unwrap_or_default();
+    if !disposition.starts_with("attachment") {
+        return Err(format!("content-disposition: {disposition:?}"));
+    }
+    if get("x-content-type-options") != Some("nosniff") {
+        return Err("no X-Content-Type-Options: nosniff".into());
+    }
+    let csp = get("content-security-policy").unwrap_or_default();
+    if !csp.split(';').any(|d| d.trim() == "sandbox") {
+        return Err(format!("content-security-policy: {csp:?}"));
+    }
+    Ok(())
+}
+
 /// A smooth colour gradient of the given size as JPEG: quick to render,
 /// different for every `seed`.
 pub fn synthetic_jpeg(width: u32, height: u32, seed: u8) -> Vec<u8> {

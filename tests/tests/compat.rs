@@ -94,6 +94,9 @@ async fn check_motion(srv: &Server, t: &str, img: &Value, bytes: &[u8]) {
         bytes.ends_with(&body),
         "the clip is the original's last bytes"
     );
+    if let Err(e) = lightbox_e2e::safe_download(&headers) {
+        panic!("the clip: {e}");
+    }
 }
 
 async fn run(srv: &Server, t: &str, case: &Case, upright: &image::RgbImage) -> Result<(), String> {

@@ -1,6 +1,6 @@
 //! image.download.status, image.downloadToken and GET/HEAD …/download.
 
-use lightbox_e2e::{corpus, Server};
+use lightbox_e2e::{corpus, safe_download, synthetic_jpeg, Server};
 use serde_json::json;
 
 #[tokio::test]
@@ -240,4 +240,50 @@ async fn links_are_rechecked_on_every_request() {
     assert_eq!(srv.fetch(&full).await.0, 200);
     srv.ok(Some(&t), "image.delete", json!({"id": id})).await;
     assert_eq!(srv.fetch(&full).await.0, 404);
+}
+
+/// An original is the uploader's bytes and may carry anything beside its
+/// image (issue 54, item 8: an HTML page, a zip): every download is an
+/// attachment a browser neither sniffs nor runs.
+#[tokio::test]
+async fn downloads_are_attachments_never_sniffed_or_run() {
+    let srv = Server::start();
+    let t = srv.admin_token().await;
+    // A page in a comment segment: the file is a valid JPEG all the same.
+    let page = b"<html><script>alert(document.domain)</script></html>";
+    let jpeg = synthetic_jpeg(640, 480, 9);
+    let mut bytes = jpeg[..2].to_vec();
+    bytes.extend_from_slice(&[0xFF, 0xFE, 0, page.len() as u8 + 2]);
+    bytes.extend_from_slice(page);
+    bytes.extend_from_slice(&jpeg[2..]);
+    let (status, img) = srv
+        .upload(Some(&t), bytes.clone(), "x.jpg", "image/jpeg", None)
+        .await;
+    assert_eq!(status, 201, "{img}");
+    let id = img["id"].clone();
+    srv.ready(&t, &id).await;
+    let mut urls = Vec::new();
+    for variant in ["full", "screen"] {
+        let link = json!({"id": id, "variant": variant});
+        let link = srv.ok(Some(&t), "image.downloadToken", link).await;
+        urls.push(link["url"].as_str().unwrap().to_owned());
+    }
+    let archive = srv
+        .ok(Some(&t), "image.archiveToken", json!({"id": id}))
+        .await;
+    urls.push(archive["url"].as_str().unwrap().to_owned());
+    let album = srv.ok(Some(&t), "image.get", json!({"id": id})).await["album_id"].clone();
+    let link = json!({"album_id": album, "variant": "full"});
+    let link = srv.ok(Some(&t), "album.downloadToken", link).await;
+    urls.push(link["url"].as_str().unwrap().to_owned());
+    for url in &urls {
+        let (status, body, headers) = srv.fetch(url).await;
+        assert_eq!(status, 200, "{url}");
+        if let Err(e) = safe_download(&headers) {
+            panic!("{url}: {e}");
+        }
+        if url == &urls[0] {
+            assert!(body == bytes, "the original, its comment and all");
+        }
+    }
 }

@@ -1,5 +1,5 @@
-//! The worker's own small HTTP surface: probes here, `/metrics` on the
-//! metrics listener (`metrics_listener.rs`).
+//! The worker's own small HTTP surface: the probes, here and on the
+//! metrics listener (`metrics_listener.rs`), and `/metrics` there.
 
 use axum::extract::State;
 use axum::http::StatusCode;

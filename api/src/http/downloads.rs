@@ -15,6 +15,7 @@ use lightbox_core::domain::links::LinkKind;
 use lightbox_core::limits::zips::{ZipBusy, ZipPermit, RETRY_AFTER_S};
 use lightbox_core::store::Reads;
 use lightbox_core::Error;
+use uuid::Uuid;
 
 /// A link's `token` from the query string: absent, or exactly one. Two
 /// are malformed (1001), answered like any other bad link (JSON, or the
@@ -74,16 +75,9 @@ pub async fn download(
         .store
         .get_stream(&file.key, file.range.clone(), reads_for(version))
         .await?;
-    let headers = [
-        (header::CONTENT_TYPE, file.mime.to_owned()),
-        (header::CONTENT_LENGTH, file.size_bytes.to_string()),
-        (
-            header::CONTENT_DISPOSITION,
-            format!("attachment; filename=\"{}\"", file.filename),
-        ),
-        (header::CACHE_CONTROL, "private, no-store".to_owned()),
-    ];
-    Ok((StatusCode::OK, headers, Body::from_stream(stream)).into_response())
+    let length = [(header::CONTENT_LENGTH, file.size_bytes.to_string())];
+    let headers = attachment(file.mime, &file.filename);
+    Ok((StatusCode::OK, headers, length, Body::from_stream(stream)).into_response())
 }
 
 pub async fn archive(
@@ -96,7 +90,7 @@ pub async fn archive(
         &id,
         token_of(query.as_deref())?.as_deref(),
     )?;
-    let permit = zip_permit(&state, &id)?;
+    let permit = zip_permit(&state, link.subject)?;
     let entries = state
         .images
         .archive_entries(link.owner, link.subject)
@@ -123,7 +117,7 @@ pub async fn album(
         token_of(query.as_deref())?.as_deref(),
     )?;
     let variant = link.variant.ok_or(Error::auth(AuthFailure::Malformed))?;
-    let permit = zip_permit(&state, &id)?;
+    let permit = zip_permit(&state, link.subject)?;
     let entries = state
         .albums
         .archive_entries(link.owner, link.subject, variant)
@@ -132,8 +126,7 @@ pub async fn album(
     Ok(zip_response(&state, entries, &name, permit))
 }
 
-/// A zip of `entries` streamed from the blob store as it is written; never
-/// cached, never sending a referrer on.
+/// A zip of `entries` streamed from the blob store as it is written.
 pub(crate) fn zip_response(
     state: &AppState,
     entries: Vec<archive::Entry>,
@@ -146,31 +139,48 @@ pub(crate) fn zip_response(
         state.config.limits.zip_send_timeout,
         permit,
     ));
-    let headers = [
-        (header::CONTENT_TYPE, "application/zip".to_owned()),
+    (StatusCode::OK, attachment("application/zip", name), body).into_response()
+}
+
+/// The headers of every file a download sends. An original is the
+/// uploader's bytes, which may carry anything after the image (an HTML
+/// page, a zip): it is saved, never shown (`attachment`), a browser must
+/// not guess another type from its bytes (`nosniff`), and if it is opened
+/// in a tab anyway it runs nothing and reaches no origin (`sandbox`).
+/// Never cached, never sending a referrer on.
+fn attachment(mime: &str, name: &str) -> [(header::HeaderName, String); 6] {
+    [
+        (header::CONTENT_TYPE, mime.to_owned()),
         (
             header::CONTENT_DISPOSITION,
             format!("attachment; filename=\"{name}\""),
         ),
+        (header::X_CONTENT_TYPE_OPTIONS, "nosniff".to_owned()),
+        (header::CONTENT_SECURITY_POLICY, "sandbox".to_owned()),
         (header::CACHE_CONTROL, "private, no-store".to_owned()),
         (header::REFERRER_POLICY, "no-referrer".to_owned()),
-    ];
-    (StatusCode::OK, headers, body).into_response()
+    ]
 }
 
-/// A slot for one zip of `folder`; over the folder's share 429, over the
+/// A slot for one zip of `subject` (a folder, or the photo of an
+/// archive), keyed by its id and not by the path's spelling of it (a UUID
+/// parses in upper case and other forms too); over its share 429, over the
 /// server's 503, both with `Retry-After`.
-pub(crate) fn zip_permit(state: &AppState, folder: &str) -> Result<ZipPermit, HttpError> {
-    state.guards.zips.try_start(folder).map_err(|busy| {
-        let status = match busy {
-            ZipBusy::Key => StatusCode::TOO_MANY_REQUESTS,
-            ZipBusy::All => StatusCode::SERVICE_UNAVAILABLE,
-        };
-        let e = Error::RateLimited {
-            retry_after_s: RETRY_AFTER_S,
-        };
-        HttpError::with_status(e, status)
-    })
+pub(crate) fn zip_permit(state: &AppState, subject: Uuid) -> Result<ZipPermit, HttpError> {
+    state
+        .guards
+        .zips
+        .try_start(&subject.to_string())
+        .map_err(|busy| {
+            let status = match busy {
+                ZipBusy::Key => StatusCode::TOO_MANY_REQUESTS,
+                ZipBusy::All => StatusCode::SERVICE_UNAVAILABLE,
+            };
+            let e = Error::RateLimited {
+                retry_after_s: RETRY_AFTER_S,
+            };
+            HttpError::with_status(e, status)
+        })
 }
 
 /// HTTP/2 carries many downloads on one connection: each is read within

@@ -1,5 +1,6 @@
 //! Liveness and readiness; the same handlers as the worker's. `/metrics`
-//! is on its own listener (`lightbox_worker::metrics_listener`).
+//! is on its own listener (`lightbox_worker::metrics_listener`), which
+//! answers the probes too, out of reach of request traffic.
 
 use crate::state::AppState;
 use axum::extract::State;

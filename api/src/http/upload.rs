@@ -15,6 +15,7 @@ use lightbox_core::auth::{Caller, Via};
 use lightbox_core::domain::error::{AuthFailure, Denial};
 use lightbox_core::images::upload::{Rejected, Upload};
 use lightbox_core::images::Meta;
+use lightbox_core::limits::storage::Reserved;
 use lightbox_core::Error;
 
 const META_LIMIT: usize = 64 << 10;
@@ -149,10 +150,14 @@ async fn settle(
     parts: Parts,
 ) -> Result<Response, HttpError> {
     let accepted = upload.finish().await.map_err(rejected)?;
-    if let Err(e) = owner_budget(state, owner, accepted.size).await {
-        state.store.delete(&accepted.key).await?;
-        return Err(budget_refusal(e));
-    }
+    // Held until the row is in: the quota counts it from then on.
+    let _promised = match owner_budget(state, owner, accepted.size).await {
+        Ok(promised) => promised,
+        Err(e) => {
+            state.store.delete(&accepted.key).await?;
+            return Err(budget_refusal(e));
+        }
+    };
     let dto = state
         .images
         .ingest(owner, id, accepted, parts.meta, parts.album_id)
@@ -224,11 +229,16 @@ async fn read_parts(
     Ok(())
 }
 
-async fn owner_budget(state: &AppState, owner: uuid::Uuid, incoming: u64) -> Result<(), Error> {
+async fn owner_budget(
+    state: &AppState,
+    owner: uuid::Uuid,
+    incoming: u64,
+) -> Result<Option<Reserved>, Error> {
+    let storage = (state.config.limits.storage_per_owner, &state.guards.storage);
     lightbox_core::images::quota::check_upload(
         state.repo.as_ref(),
         &state.images.resources,
-        state.config.limits.storage_per_owner,
+        storage,
         owner,
         incoming,
     )

@@ -134,12 +134,18 @@ async fn zip(state: AppState, address: Option<Address>) -> Result<Response, Http
     let Some(address) = address else {
         return not_found();
     };
-    let permit = super::downloads::zip_permit(&state, &address.path())?;
-    let entries = match state.sharing.visitor_archive(&address).await {
-        Ok(Served::Here(entries)) => entries,
+    let album = match state.sharing.downloadable(&address).await {
+        Ok(Served::Here(album)) => album,
         Ok(Served::Moved(to)) => return redirect(StatusCode::MOVED_PERMANENTLY, &urls::zip(&to)),
         Err(e) => return Err(HttpError::visitor(e)),
     };
+    // By id: every spelling of its alias, token or id is the one folder.
+    let permit = super::downloads::zip_permit(&state, album.id)?;
+    let entries = state
+        .sharing
+        .visitor_archive(album)
+        .await
+        .map_err(HttpError::visitor)?;
     Ok(zip_response(&state, entries, "photos.zip", permit))
 }
 

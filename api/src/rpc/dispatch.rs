@@ -183,13 +183,46 @@ pub async fn single(
 }
 
 /// Answers in request order, running at most `BATCH_CONCURRENCY` at once.
+/// `rpc.discover` is answered once per batch: its document is some 50 KB,
+/// so twenty copies would turn a 1 KB anonymous request into a megabyte.
 pub async fn batch(
     state: &AppState,
     auth: &Result<Option<Caller>>,
     origin: &Origin,
     entries: Vec<Entry>,
 ) -> Vec<Answer> {
-    in_order(entries, |e| answer(state, auth, origin, e)).await
+    let mut discovered = false;
+    let entries: Vec<(Entry, bool)> = entries
+        .into_iter()
+        .map(|e| {
+            let again = is_discover(&e) && std::mem::replace(&mut discovered, true);
+            (e, again)
+        })
+        .collect();
+    in_order(entries, |(e, again)| async move {
+        if again {
+            return discovered_already(e);
+        }
+        answer(state, auth, origin, e).await
+    })
+    .await
+}
+
+/// An `rpc.discover` that is answered (a notification gets nothing back).
+fn is_discover(entry: &Entry) -> bool {
+    matches!(entry, Entry::Call(c) if c.method == discover::NAME && c.id.is_some())
+}
+
+/// A further `rpc.discover` of a batch: -32600 in its place, not run.
+fn discovered_already(entry: Entry) -> Option<Answer> {
+    let Entry::Call(c) = entry else { return None };
+    let message = "invalid request: rpc.discover at most once per batch";
+    Some(Answer::error(envelope::error_object(
+        c.id?,
+        envelope::INVALID_REQUEST,
+        message,
+        None,
+    )))
 }
 
 /// Maps every item, at most `BATCH_CONCURRENCY` at a time, keeping order and

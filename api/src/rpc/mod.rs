@@ -30,9 +30,14 @@ use envelope::{Body as Parsed, Entry, Rejection};
 use futures::StreamExt;
 use lightbox_core::domain::urls::routes;
 use serde_json::{json, Value};
+use std::time::Duration;
 
 /// The request body limit of `/rpc` and the authentication methods.
 pub const BODY_LIMIT: usize = 1 << 20;
+/// The time a call's body may take, whatever its pace: the connection's
+/// least pace (1 KiB/s) and its 300 s deadline are for uploads, and let a
+/// megabyte of JSON at 4 KB/s hold a connection slot for over four minutes.
+pub const BODY_TIME: Duration = Duration::from_secs(30);
 
 pub fn routes() -> Router<AppState> {
     Router::new()
@@ -71,10 +76,12 @@ fn is_json(headers: &HeaderMap) -> bool {
 enum Read {
     Bytes(Vec<u8>),
     TooLarge,
+    TooSlow,
     Broken,
 }
 
-/// Reads at most `BODY_LIMIT` bytes, stopping as soon as the limit is passed.
+/// Reads at most `BODY_LIMIT` bytes within `BODY_TIME`, stopping as soon
+/// as either is passed.
 async fn read_limited(headers: &HeaderMap, body: Body) -> Read {
     let declared = headers
         .get(header::CONTENT_LENGTH)
@@ -85,7 +92,13 @@ async fn read_limited(headers: &HeaderMap, body: Body) -> Read {
     }
     let mut buf = Vec::with_capacity(declared.unwrap_or(0) as usize);
     let mut stream = body.into_data_stream();
-    while let Some(chunk) = stream.next().await {
+    let deadline = tokio::time::Instant::now() + BODY_TIME;
+    loop {
+        let chunk = match tokio::time::timeout_at(deadline, stream.next()).await {
+            Err(_) => return Read::TooSlow,
+            Ok(None) => break,
+            Ok(Some(chunk)) => chunk,
+        };
         let Ok(chunk) = chunk else {
             return Read::Broken;
         };
@@ -95,6 +108,18 @@ async fn read_limited(headers: &HeaderMap, body: Body) -> Read {
         buf.extend_from_slice(&chunk);
     }
     Read::Bytes(buf)
+}
+
+/// A body refused before it was read whole: -32600, and the connection
+/// closes (the rest of the body would otherwise be read as a request).
+fn unread(status: StatusCode, message: &str, data: Value) -> Response {
+    let body = envelope::error_object(Value::Null, envelope::INVALID_REQUEST, message, Some(data));
+    let mut response = json_response(status, body.to_string());
+    response.headers_mut().insert(
+        header::CONNECTION,
+        axum::http::HeaderValue::from_static("close"),
+    );
+    response
 }
 
 async fn handle(state: AppState, req: Request, path_method: Option<String>) -> Response {
@@ -112,18 +137,18 @@ async fn handle(state: AppState, req: Request, path_method: Option<String>) -> R
     let bytes = match read_limited(&parts.headers, body).await {
         Read::Bytes(b) => b,
         Read::TooLarge => {
-            let body = envelope::error_object(
-                Value::Null,
-                envelope::INVALID_REQUEST,
-                "invalid request: body over 1 MiB",
-                Some(json!({ "limit_bytes": BODY_LIMIT })),
+            let message = "invalid request: body over 1 MiB";
+            let data = json!({ "limit_bytes": BODY_LIMIT });
+            return unread(StatusCode::PAYLOAD_TOO_LARGE, message, data);
+        }
+        Read::TooSlow => {
+            let limit = BODY_TIME.as_secs();
+            let message = format!("invalid request: body not received within {limit} s");
+            return unread(
+                StatusCode::REQUEST_TIMEOUT,
+                &message,
+                json!({ "limit_s": limit }),
             );
-            let mut response = json_response(StatusCode::PAYLOAD_TOO_LARGE, body.to_string());
-            response.headers_mut().insert(
-                header::CONNECTION,
-                axum::http::HeaderValue::from_static("close"),
-            );
-            return response;
         }
         Read::Broken => return reject(StatusCode::BAD_REQUEST, Rejection::Parse),
     };

@@ -10,8 +10,9 @@
 //! total deadline on each request body.
 //! At most `max_connections` are open; further clients wait in the kernel's
 //! listen backlog and cost this process nothing. One client address may
-//! hold `max_connections_per_address` of them; past that a connection is
-//! closed as soon as it is accepted.
+//! hold `max_connections_per_address` of them, and once only the reserve
+//! is free (`connections::reserve_of`) just a couple; past that a
+//! connection is closed as soon as it is accepted.
 //!
 //! Each connection is served on one of the per-core runtimes (`cores`).
 //!
@@ -40,7 +41,7 @@ use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto::Builder;
 use hyper_util::service::TowerToHyperService;
 use lightbox_core::limits::client::TrustedProxies;
-use lightbox_core::limits::connections::PerAddress;
+use lightbox_core::limits::connections::{reserve_of, PerAddress};
 use lightbox_core::limits::Limits;
 use sendfile::Wire;
 use slow::{deadline_body, Activity, Watched};
@@ -102,7 +103,10 @@ pub async fn run(
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
     let slots = Arc::new(Semaphore::new(limits.max_connections.max(1)));
-    let per_address = PerAddress::new(limits.max_connections_per_address.max(1));
+    let per_address = PerAddress::new(
+        limits.max_connections_per_address.max(1),
+        reserve_of(limits.max_connections.max(1)),
+    );
     let timeouts = Timeouts {
         header: limits.header_read_timeout,
         idle: limits.idle_timeout,
@@ -135,7 +139,7 @@ pub async fn run(
         let held = if exempt {
             None
         } else {
-            per_address.enter(peer.ip())
+            per_address.enter(peer.ip(), slots.available_permits())
         };
         if !exempt && held.is_none() {
             lightbox_core::metrics::METRICS.connections_refused.inc();

@@ -168,14 +168,14 @@ volumeMounts:
 
 {{- define "lightbox.probes" -}}
 startupProbe:
-  httpGet: { path: /healthz, port: http }
+  httpGet: { path: /healthz, port: metrics }
   periodSeconds: 2
   failureThreshold: 30
 livenessProbe:
-  httpGet: { path: /healthz, port: http }
+  httpGet: { path: /healthz, port: metrics }
   periodSeconds: 10
 readinessProbe:
-  httpGet: { path: /readyz, port: http }
+  httpGet: { path: /readyz, port: metrics }
   periodSeconds: 5
   failureThreshold: 2
 {{- end -}}

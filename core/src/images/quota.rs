@@ -5,6 +5,7 @@
 //! owner's next upload waits, told when to retry).
 
 use crate::db::Repo;
+use crate::limits::storage::{Reservations, Reserved};
 use crate::resources::Resources;
 use crate::{Error, Result};
 use uuid::Uuid;
@@ -13,22 +14,28 @@ use uuid::Uuid;
 pub const PENDING_RETRY_S: u64 = 5;
 
 /// Refuses an upload of `incoming` more bytes (0 before the size is
-/// known) that the owner's budget does not allow.
+/// known) that the owner's budget does not allow. With a storage quota, an
+/// upload let through holds its bytes in `reservations` until the returned
+/// promise is dropped: keep it until the upload's row is in.
 pub async fn check_upload(
     repo: &dyn Repo,
     resources: &Resources,
-    storage_quota: Option<u64>,
+    (storage_quota, reservations): (Option<u64>, &Reservations),
     owner: Uuid,
     incoming: u64,
-) -> Result<()> {
+) -> Result<Option<Reserved>> {
+    let mut promised = None;
     if let Some(quota) = storage_quota {
+        let (reserved, settling) = reservations.reserve(owner, incoming);
         let stored = repo.stored_bytes(owner).await?.max(0) as u64;
-        if stored.saturating_add(incoming) > quota || stored >= quota {
+        let taken = stored.saturating_add(settling);
+        if taken.saturating_add(incoming) > quota || taken >= quota {
             return Err(Error::invalid(
                 "file",
                 format!("over the storage quota of {quota} bytes"),
             ));
         }
+        promised = Some(reserved);
     }
     let max_pending = resources
         .render_quota()
@@ -41,5 +48,5 @@ pub async fn check_upload(
             });
         }
     }
-    Ok(())
+    Ok(promised)
 }

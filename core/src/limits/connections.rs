@@ -3,14 +3,29 @@
 //! by `client::key` (an IPv6 client by its /64). A trusted proxy is not
 //! counted: all of its clients arrive from its address, and it keeps its
 //! own per-client limits.
+//!
+//! The per-address cap alone let four addresses hold all 1,024 slots with
+//! slow bodies. So the last eighth of the slots is a reserve: once only
+//! that many are free, an address holding `RESERVE_PER_ADDRESS` or more
+//! gets no further connection, and a newcomer (a probe, a visitor) still
+//! gets in. It takes as many addresses as the reserve has slots to fill it.
 
 use super::client;
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 
+/// Connections an address may hold once only the reserve is free.
+pub const RESERVE_PER_ADDRESS: usize = 2;
+
+/// The slots of `max_connections` kept for addresses holding few.
+pub fn reserve_of(max_connections: usize) -> usize {
+    max_connections / 8
+}
+
 pub struct PerAddress {
     max: usize,
+    reserve: usize,
     open: Mutex<HashMap<String, usize>>,
 }
 
@@ -21,22 +36,28 @@ pub struct Held {
 }
 
 impl PerAddress {
-    pub fn new(max: usize) -> Arc<PerAddress> {
+    /// `max` per address; `reserve` slots kept for addresses holding few.
+    pub fn new(max: usize, reserve: usize) -> Arc<PerAddress> {
         Arc::new(PerAddress {
             max,
+            reserve,
             open: Mutex::default(),
         })
     }
 
     /// A place for one more connection from `peer`, or `None` when it has
-    /// `max` open already.
-    pub fn enter(self: &Arc<Self>, peer: IpAddr) -> Option<Held> {
+    /// `max` open already, or when only the reserve is left (`free`: the
+    /// slots still free besides this connection's) and it holds its share
+    /// of that.
+    pub fn enter(self: &Arc<Self>, peer: IpAddr, free: usize) -> Option<Held> {
         let key = client::key(peer);
         let mut open = self.open.lock().expect("connections");
-        let count = open.entry(key.clone()).or_default();
-        if *count >= self.max {
+        let count = open.get(&key).copied().unwrap_or(0);
+        let in_reserve = free < self.reserve;
+        if count >= self.max || (in_reserve && count >= RESERVE_PER_ADDRESS) {
             return None;
         }
+        let count = open.entry(key.clone()).or_default();
         *count += 1;
         Some(Held {
             gate: self.clone(),
@@ -65,34 +86,58 @@ impl Drop for Held {
 
 #[cfg(test)]
 mod tests {
-    use super::PerAddress;
+    use super::*;
+
+    /// Plenty of slots free: the reserve plays no part.
+    const FREE: usize = usize::MAX;
+
+    fn a(s: &str) -> IpAddr {
+        s.parse().unwrap()
+    }
 
     #[test]
     fn each_address_gets_its_own_places_back() {
-        let gate = PerAddress::new(2);
-        let a = |s: &str| s.parse().unwrap();
-        let first = gate.enter(a("10.0.0.1")).unwrap();
-        let _second = gate.enter(a("10.0.0.1")).unwrap();
-        assert!(gate.enter(a("10.0.0.1")).is_none());
+        let gate = PerAddress::new(2, 0);
+        let first = gate.enter(a("10.0.0.1"), FREE).unwrap();
+        let _second = gate.enter(a("10.0.0.1"), FREE).unwrap();
+        assert!(gate.enter(a("10.0.0.1"), FREE).is_none());
         assert!(
-            gate.enter(a("::ffff:10.0.0.1")).is_none(),
+            gate.enter(a("::ffff:10.0.0.1"), FREE).is_none(),
             "the same client"
         );
-        let _other = gate.enter(a("10.0.0.2")).unwrap();
+        let _other = gate.enter(a("10.0.0.2"), FREE).unwrap();
         drop(first);
-        assert!(gate.enter(a("10.0.0.1")).is_some());
+        assert!(gate.enter(a("10.0.0.1"), FREE).is_some());
         // An IPv6 client is its /64.
-        let _v6 = gate.enter(a("2001:db8::1")).unwrap();
-        let _v6b = gate.enter(a("2001:db8::2")).unwrap();
-        assert!(gate.enter(a("2001:db8::ffff:3")).is_none());
-        assert!(gate.enter(a("2001:db8:0:1::1")).is_some());
+        let _v6 = gate.enter(a("2001:db8::1"), FREE).unwrap();
+        let _v6b = gate.enter(a("2001:db8::2"), FREE).unwrap();
+        assert!(gate.enter(a("2001:db8::ffff:3"), FREE).is_none());
+        assert!(gate.enter(a("2001:db8:0:1::1"), FREE).is_some());
+    }
+
+    #[test]
+    fn the_reserve_goes_only_to_addresses_holding_few() {
+        let reserve = reserve_of(64);
+        assert_eq!(reserve, 8);
+        let gate = PerAddress::new(16, reserve);
+        let _heavy: Vec<_> = (0..5)
+            .map(|_| gate.enter(a("10.0.0.1"), reserve).unwrap())
+            .collect();
+        // Only the reserve left: the heavy address is refused, a new one
+        // gets its share and no more.
+        assert!(gate.enter(a("10.0.0.1"), reserve - 1).is_none());
+        let _new: Vec<_> = (0..RESERVE_PER_ADDRESS)
+            .map(|_| gate.enter(a("10.0.0.2"), 1).unwrap())
+            .collect();
+        assert!(gate.enter(a("10.0.0.2"), 1).is_none());
+        assert!(gate.enter(a("10.0.0.3"), 0).is_some());
     }
 
     #[test]
     fn an_address_leaves_the_map_with_its_last_connection() {
-        let gate = PerAddress::new(4);
+        let gate = PerAddress::new(4, 0);
         let held: Vec<_> = (0..3)
-            .map(|_| gate.enter("10.0.0.9".parse().unwrap()).unwrap())
+            .map(|_| gate.enter(a("10.0.0.9"), FREE).unwrap())
             .collect();
         assert_eq!(gate.addresses(), 1);
         drop(held);

@@ -9,6 +9,7 @@ pub mod gate;
 pub mod heap;
 pub mod login;
 pub mod memory;
+pub mod storage;
 pub mod zips;
 
 use anyhow::Context;
@@ -109,6 +110,8 @@ pub struct Guards {
     /// temporary file and a hashing task until its last byte, and one
     /// account must not hold the server's share of them all.
     pub uploads: gate::KeyedGate,
+    /// Bytes promised to uploads settling, for the storage quota.
+    pub storage: storage::Reservations,
     pub proxies: std::sync::Arc<TrustedProxies>,
 }
 
@@ -122,6 +125,7 @@ impl Guards {
             zips: zips::ZipGate::new(l.zip_max, l.zip_max_per_album),
             waits: gate::KeyedGate::new(MAX_WAITS, MAX_WAITS_PER_OWNER),
             uploads: gate::KeyedGate::per_key(l.uploads_per_owner),
+            storage: storage::Reservations::default(),
             proxies: std::sync::Arc::new(l.trusted_proxies.clone()),
         }
     }

@@ -298,20 +298,28 @@ impl Sharing {
         })
     }
 
-    /// The zip a visitor downloads: the largest whole-frame render of
-    /// every visible photo (never an original), when the policy allows it.
-    pub async fn visitor_archive(&self, address: &Address) -> Result<Served<Vec<Entry>>> {
+    /// The folder whose zip a visitor asks for, when its policy allows
+    /// downloads. Apart from `visitor_archive`, so the caller can count the
+    /// zip against the folder (by id, however the address was spelt)
+    /// before the photos are listed.
+    pub async fn downloadable(&self, address: &Address) -> Result<Served<Album>> {
         let found = match self.find(address).await? {
             Ok(f) => f,
             Err(to) => return Ok(Served::Moved(to)),
         };
-        let shared = self.shared(found.album);
-        if !shared.policy().allow_download {
+        if !found.album.policy.allow_download {
             return Err(Error::NotFound);
         }
+        Ok(Served::Here(found.album))
+    }
+
+    /// The zip a visitor downloads of a `downloadable` folder: the largest
+    /// whole-frame render of every visible photo (never an original).
+    pub async fn visitor_archive(&self, album: Album) -> Result<Vec<Entry>> {
+        let shared = self.shared(album);
         let visible = shared.all_visible().await?;
         let renders = self.renders_of(&visible).await?;
-        Ok(Served::Here(zip_entries(&visible, &renders, false)))
+        Ok(zip_entries(&visible, &renders, false))
     }
 }
 
