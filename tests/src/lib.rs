@@ -3,6 +3,7 @@
 
 pub mod cluster;
 pub mod files;
+pub mod h2;
 pub mod proc;
 
 use serde_json::{json, Value};

@@ -4,28 +4,11 @@
 //! keep-alive wait (a GOAWAY) never cuts a response still on its way. Raw
 //! frames, so the test decides every byte the server sees.
 
+use lightbox_e2e::h2::*;
 use lightbox_e2e::Server;
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
-
-const DATA: u8 = 0;
-const HEADERS: u8 = 1;
-const SETTINGS: u8 = 4;
-const PING: u8 = 6;
-const GOAWAY: u8 = 7;
-const WINDOW_UPDATE: u8 = 8;
-const END_STREAM: u8 = 1;
-const ACK: u8 = 1;
-const END_HEADERS: u8 = 4;
-
-fn frame(kind: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
-    let len = (payload.len() as u32).to_be_bytes();
-    let mut f = vec![len[1], len[2], len[3], kind, flags];
-    f.extend_from_slice(&stream.to_be_bytes());
-    f.extend_from_slice(payload);
-    f
-}
 
 /// A request's head on stream 1 as HPACK literals (no table state
 /// needed): `method` is the static table's index byte (0x82 GET, 0x83

@@ -5,27 +5,15 @@
 //! chunk until the idle timeout. Its own binary: 64 connections would
 //! disturb the connection counts other abuse tests assert.
 
+use lightbox_e2e::h2::{frame, END_HEADERS, END_STREAM, HEADERS, SETTINGS, WINDOW_UPDATE};
 use lightbox_e2e::{proc, Server};
 use serde_json::json;
 use std::time::{Duration, Instant};
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
-const HEADERS: u8 = 1;
-const SETTINGS: u8 = 4;
-const WINDOW_UPDATE: u8 = 8;
-const END_STREAM: u8 = 1;
-const END_HEADERS: u8 = 4;
 const CONNECTIONS: usize = 64;
 const STREAMS: u32 = 16;
-
-fn frame(kind: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
-    let len = (payload.len() as u32).to_be_bytes();
-    let mut f = vec![len[1], len[2], len[3], kind, flags];
-    f.extend_from_slice(&stream.to_be_bytes());
-    f.extend_from_slice(payload);
-    f
-}
 
 /// `GET path` on `stream` as HPACK literals; the path's length as HPACK's
 /// 7-bit-prefixed integer (a download link is longer than 126 bytes).
