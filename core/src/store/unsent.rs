@@ -33,7 +33,9 @@ impl Unsent {
     pub async fn room(&self, len: usize) -> Room {
         let units = len.min(PACED_CHUNK).div_ceil(UNIT) as u32;
         let permit = self.0.clone().acquire_many_owned(units).await;
-        Room(permit.expect("the budget's semaphore is never closed"))
+        Room {
+            _permit: permit.expect("the budget's semaphore is never closed"),
+        }
     }
 
     /// Bytes of room left.
@@ -44,7 +46,9 @@ impl Unsent {
 
 /// Room taken in the budget, given back on drop.
 #[derive(Debug)]
-pub struct Room(#[allow(dead_code)] OwnedSemaphorePermit);
+pub struct Room {
+    _permit: OwnedSemaphorePermit,
+}
 
 /// `buf` as `Bytes` that keep `room` taken until their last clone drops.
 pub fn held(buf: Vec<u8>, room: Room) -> Bytes {
