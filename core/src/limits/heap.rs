@@ -41,58 +41,26 @@ pub fn release_freed_pages() {
     crate::sys::trim_heap();
 }
 
-/// How far the process's anonymous memory may move, since the heap last
-/// handed pages back, before it hands them back again.
-pub const MOVE_BEFORE_RELEASE: u64 = 16 << 20;
-
-/// Runs until `shutdown`: every `IDLE_BEFORE_RELEASE`, when no render has
-/// been admitted or run since the last look, and either renders ran since
-/// the last release or the process's anonymous memory has moved by
-/// `MOVE_BEFORE_RELEASE` since, hands the free pages back. Moved either
-/// way: a burst of requests (downloads, zips, uploads) may be caught by a
-/// release while it is still holding its memory; what it frees after
-/// that stays resident (up to `KEPT_ON_TOP` of it on the heap's top) with
-/// the process smaller than at that release. The allocator's count of
-/// free bytes cannot tell: chunks a release left in the bins count as
-/// free whether their pages are resident or not. Any process that serves
-/// or renders runs it.
+/// Runs until `shutdown`: every `IDLE_BEFORE_RELEASE` in which no render
+/// has been admitted or run, hands the free pages back. Every look, not
+/// only after renders or growth: what a burst of requests (downloads,
+/// zips, uploads) frees stays resident without changing the process's
+/// RSS, and chunks a release left in the bins count as free in the
+/// allocator's figures whether resident or not, so neither tells reliably
+/// that there is something to hand back; a release with nothing to give
+/// back costs a walk of the bins. Any process that serves or renders runs
+/// it.
 pub async fn release_when_idle(budget: RenderBudget, mut shutdown: watch::Receiver<bool>) {
-    let mut released_at = budget.admitted();
-    let mut seen = released_at;
-    let mut rss_after_release = anon_rss().unwrap_or(0);
+    let mut seen = budget.admitted();
     loop {
         tokio::select! {
             _ = tokio::time::sleep(IDLE_BEFORE_RELEASE) => {}
             _ = shutdown.wait_for(|stop| *stop) => return,
         }
         let now = budget.admitted();
-        let moved = anon_rss().is_some_and(|r| r.abs_diff(rss_after_release) > MOVE_BEFORE_RELEASE);
-        if now == seen && budget.idle() && (now != released_at || moved) {
+        if now == seen && budget.idle() {
             let _ = tokio::task::spawn_blocking(release_freed_pages).await;
-            released_at = now;
-            rss_after_release = anon_rss().unwrap_or(0);
         }
         seen = now;
-    }
-}
-
-/// The process's resident anonymous memory (heap and stacks), from
-/// `/proc/self/status`; `None` where there is no such file.
-pub fn anon_rss() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find_map(|l| l.strip_prefix("RssAnon:"))?;
-    let kib: u64 = line.trim().trim_end_matches("kB").trim().parse().ok()?;
-    Some(kib << 10)
-}
-
-#[cfg(all(test, target_os = "linux"))]
-mod tests {
-    #[test]
-    fn the_process_reads_its_own_anonymous_memory() {
-        let before = super::anon_rss().expect("RssAnon in /proc/self/status");
-        let block = std::hint::black_box(vec![1u8; 64 << 20]);
-        let after = super::anon_rss().expect("RssAnon");
-        assert!(after >= before + (48 << 20), "{before} -> {after}");
-        drop(block);
     }
 }
