@@ -4,7 +4,10 @@
 # or memory that keeps growing) while bench/attack.py floods logins with
 # random emails (also from one address forging rotating `Forwarded`
 # headers), floods account.setPassword with wrong current passwords from a
-# stolen session, holds 100 slowloris connections and 20 zips nobody reads.
+# stolen session, holds 100 slowloris connections, 20 zips and 16 HTTP/2
+# connections of 16 streams nobody reads, 20 JSON-RPC bodies at a trickle,
+# batches of rpc.discover, and one owner flooding the render queue while
+# another owner's photo is timed to ready.
 # Fails when the load test does (normal requests must keep answering, RSS
 # flat) or when an attack outlived its bound. ATTACK_SECONDS (60).
 set -euo pipefail
@@ -23,9 +26,10 @@ token="$(curl -sf "$url/rpc" -H 'Content-Type: application/json' \
     python3 -c 'import json,sys; print(json.load(sys.stdin)["result"]["access_token"])')"
 curl -sf -o /dev/null "$url/api/v1/images" -H "Authorization: Bearer $token" \
     -F "file=@${CORPUS:-../shared/corpus}/elephants_5640x3172_prog.jpg"
-echo "## attacked: ${secs}s of load beside a login flood, slowloris and unread zips ($(date -u +%F), $(nproc) cores)"
+echo "## attacked: ${secs}s of load beside login floods, slowloris, slow bodies, unread zips and h2 streams, discover batches and a render flood ($(date -u +%F), $(nproc) cores)"
 python3 bench/attack.py --url "$url" --email "$LIGHTBOX_ADMIN_EMAIL" --password "$LIGHTBOX_ADMIN_PASSWORD" \
-    --seconds "$secs" --header-timeout 5 --zip-send-timeout 5 &
+    --seconds "$secs" --header-timeout 5 --zip-send-timeout 5 --idle-timeout 10 \
+    --photo "${CORPUS:-../shared/corpus}/sunset_4272x2848.jpg" &
 attacker=$!
 status=0
 target/debug/load --url "$url" --email "$LIGHTBOX_ADMIN_EMAIL" --password "$LIGHTBOX_ADMIN_PASSWORD" \

@@ -215,9 +215,7 @@ def schema():
                 keda=replica_range(
                     0,
                     enabled=BOOL,
-                    natsServerMonitoringEndpoint=STR,
-                    account=STR,
-                    lagThreshold={"type": "string", "pattern": "^[0-9]+$"},
+                    targetQueryValue={"type": "string", "pattern": "^[0-9]+$"},
                 ),
             ),
             controller=component(

@@ -74,6 +74,7 @@ impl AppState {
             changes: changes.clone(),
             budget: RenderBudget::new(config.limits.render_memory_mb),
             news,
+            cpu_budget: config.limits.render_cpu,
         };
         let images = Images {
             repo: repo.clone(),
@@ -157,7 +158,10 @@ async fn queue(
             (Arc::new(nats), news)
         }
         None => (
-            Arc::new(MemoryQueue::with_outbox(repo.relaxed())),
+            Arc::new(MemoryQueue::with_outbox(
+                repo.relaxed(),
+                lightbox_worker::slots(config.worker_concurrency),
+            )),
             Arc::new(LocalNews::default()),
         ),
     })

@@ -114,6 +114,17 @@ pub struct RenderQuota {
     pub max_renders_per_minute_per_owner: Option<u64>,
 }
 
+/// Photos one owner may have waiting for renders when no RenderQuota (or
+/// one without `maxPendingPerOwner`) says otherwise.
+pub const DEFAULT_MAX_PENDING_PER_OWNER: u64 = 1000;
+
+/// `maxPendingPerOwner` of a quota, or its default.
+pub fn max_pending_per_owner(quota: Option<&RenderQuota>) -> u64 {
+    quota
+        .and_then(|q| q.max_pending_per_owner)
+        .unwrap_or(DEFAULT_MAX_PENDING_PER_OWNER)
+}
+
 /// Uploads over this many pixels are refused when no quota says otherwise.
 pub const DEFAULT_MAX_PIXELS: u64 = 100_000_000;
 

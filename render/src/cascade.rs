@@ -10,6 +10,7 @@
 //! smallest whole-frame render that still has `LOOK_SIDE` pixels instead
 //! of the decode.
 
+use crate::cpu::CpuBudget;
 use crate::geometry::spec::plan;
 use crate::pipeline::{encode, resize, Output};
 use crate::pixels::{Decoded, RenderError};
@@ -119,6 +120,17 @@ pub fn render_and_look<T: Send>(
     specs: &[CropSpec],
     look: impl FnOnce(&Decoded) -> T + Send,
 ) -> Result<(Vec<Output>, T), RenderError> {
+    render_and_look_within(src, specs, look, &CpuBudget::unlimited())
+}
+
+/// `render_and_look` with every thread it starts counted against `budget`,
+/// checked before each resize and once the encodes are in.
+pub fn render_and_look_within<T: Send>(
+    src: Decoded,
+    specs: &[CropSpec],
+    look: impl FnOnce(&Decoded) -> T + Send,
+    budget: &CpuBudget,
+) -> Result<(Vec<Output>, T), RenderError> {
     let Plan {
         order,
         from,
@@ -138,6 +150,10 @@ pub fn render_and_look<T: Send>(
         let mut encodings: Vec<(usize, Encoding)> = Vec::with_capacity(specs.len());
         let mut failed = None;
         for (step, &i) in order.iter().enumerate() {
+            if let Err(e) = budget.check() {
+                failed = Some(e);
+                break;
+            }
             let spec = &specs[i];
             let started = Instant::now();
             let base = match from[i] {
@@ -170,7 +186,10 @@ pub fn render_and_look<T: Send>(
                 if look_at == Some(i) {
                     if let Some(f) = look.take() {
                         let frame = frame.clone();
-                        match spawn(scope, move || f(&frame)) {
+                        match spawn(scope, move || {
+                            let _metered = budget.enter();
+                            f(&frame)
+                        }) {
                             Ok(handle) => looking = Some(handle),
                             Err(e) => {
                                 failed = Some(e);
@@ -186,6 +205,7 @@ pub fn render_and_look<T: Send>(
             };
             let resized_in = started.elapsed();
             match spawn(scope, move || {
+                let _metered = budget.enter();
                 encoded(pixels, w, h, alpha, spec, resized_in)
             }) {
                 Ok(encoding) => encodings.push((i, encoding)),
@@ -217,6 +237,9 @@ pub fn render_and_look<T: Send>(
                     failed.get_or_insert(RenderError::Produce("looking panicked".into()));
                 }
             }
+        }
+        if failed.is_none() {
+            failed = budget.check().err();
         }
         match (failed, seen) {
             (Some(e), _) => Err(e),

@@ -7,6 +7,7 @@
 //! of the workspace that links codecs.
 
 pub mod cascade;
+pub mod cpu;
 pub mod encode;
 pub mod geometry;
 pub mod inspect;

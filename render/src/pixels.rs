@@ -11,6 +11,9 @@ pub enum RenderError {
     /// fault, so the job is retried rather than the photo failed.
     #[error("no thread for the render: {0}")]
     Busy(String),
+    /// Past the job's CPU-time budget (`cpu`).
+    #[error("{0}")]
+    OverCpu(String),
 }
 
 /// Decoded, oriented, sRGB pixels: RGB8, or RGBA8 when the source has alpha.

@@ -27,8 +27,18 @@ const GAVE_UP: &str = "the service could not render this photo after several att
 /// The same, when every delivery of the job went unanswered.
 const LOST: &str = "every attempt to render this photo was lost with its worker";
 
-/// Runs `concurrency` workers until `shutdown` turns true. A job already
-/// started is finished, or handed back if it outlasts `SHUTDOWN_GRACE`.
+/// The jobs a process with `concurrency` workers runs at once: one more
+/// than its cores, since the relay gives no owner every slot (one is kept
+/// for another owner's first job), so one owner's backlog still keeps
+/// `concurrency` cores busy. Renders run niced below requests, and the
+/// render memory budget bounds them whatever their number.
+pub fn slots(concurrency: usize) -> usize {
+    concurrency.max(1) + 1
+}
+
+/// Runs `slots(concurrency)` workers until `shutdown` turns true. A job
+/// already started is finished, or handed back if it outlasts
+/// `SHUTDOWN_GRACE`.
 pub async fn run(
     renderer: Renderer,
     queue: Arc<dyn JobQueue>,
@@ -41,7 +51,7 @@ pub async fn run(
         queue.clone(),
         shutdown.clone(),
     ));
-    for n in 0..concurrency.max(1) {
+    for n in 0..slots(concurrency) {
         workers.spawn(work(n, renderer.clone(), queue.clone(), shutdown.clone()));
     }
     while workers.join_next().await.is_some() {}
@@ -122,7 +132,7 @@ async fn handle(
         Some(Ok(())) => {
             tracing::info!(worker = n, %image_id, ms, attempt = d.attempt, "renders up to date");
             METRICS.render_job("done");
-            d.settle.ack().await
+            answered(renderer, &d).await
         }
         Some(Err(e)) if d.is_last() => {
             tracing::error!(worker = n, %image_id, attempt = d.attempt,
@@ -131,7 +141,7 @@ async fn handle(
             if let Err(e) = renderer.mark_failed(image_id, GAVE_UP).await {
                 tracing::error!(%image_id, error = %e, "could not mark the image failed");
             }
-            d.settle.ack().await
+            answered(renderer, &d).await
         }
         Some(Err(e)) => {
             tracing::warn!(worker = n, %image_id, attempt = d.attempt,
@@ -145,6 +155,16 @@ async fn handle(
         // in-process queue's outbox row stays for the next start: no loss.
         tracing::warn!(worker = n, %image_id, error = %e, "could not answer the queue");
     }
+}
+
+/// The job is answered for good: its outbox row goes first (the relay
+/// counts it in flight until then), then the queue is told. A row renewed
+/// since has another ticket and stays, to be handed out again.
+async fn answered(renderer: &Renderer, d: &Delivery) -> lightbox_core::Result<()> {
+    if let Some(ticket) = &d.ticket {
+        renderer.finished(d.job.image_id, ticket).await?;
+    }
+    d.settle.ack().await
 }
 
 /// Marks failed the images whose every delivery died with its worker.
@@ -170,11 +190,16 @@ async fn mark_exhausted(
             job = jobs.next() => job,
             _ = shutdown.wait_for(|stop| *stop) => return,
         };
-        let Some(job) = job else { return };
+        let Some((job, ticket)) = job else { return };
         tracing::error!(image_id = %job.image_id, "every delivery of a render job went unanswered");
         METRICS.render_job("failed");
         if let Err(e) = renderer.mark_failed(job.image_id, LOST).await {
             tracing::error!(image_id = %job.image_id, error = %e, "could not mark the image failed");
+        }
+        if let Some(ticket) = ticket {
+            if let Err(e) = renderer.finished(job.image_id, &ticket).await {
+                tracing::warn!(image_id = %job.image_id, error = %e, "could not remove a lost job's row");
+            }
         }
     }
 }

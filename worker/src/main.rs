@@ -43,6 +43,7 @@ async fn run() -> anyhow::Result<()> {
         changes: Default::default(),
         budget: lightbox_core::limits::memory::RenderBudget::new(config.limits.render_memory_mb),
         news,
+        cpu_budget: config.limits.render_cpu,
     };
     let deps = Dependencies {
         repo,

@@ -17,6 +17,14 @@ pub trait OutboxRepo {
     async fn outbox_add(&self, image_ids: &[Uuid], now: i64) -> Result<()>;
     /// The oldest rows not yet sent.
     async fn outbox_batch(&self, limit: i64) -> Result<Vec<OutboxRow>>;
+    /// Each owner's `per_owner` oldest rows not yet sent, with the owner,
+    /// oldest first, at most `limit` in all.
+    async fn outbox_heads(&self, per_owner: i64, limit: i64) -> Result<Vec<(OutboxRow, Uuid)>>;
+    /// How many rows each owner has sent and not yet done.
+    async fn outbox_in_flight(&self) -> Result<Vec<(Uuid, i64)>>;
+    /// Makes rows sent before `sent_before` waiting again, under a new
+    /// ticket (their messages were lost); how many.
+    async fn outbox_lost(&self, sent_before: i64) -> Result<u64>;
     /// Removes a row once sent to a queue that keeps it, or once its job
     /// is done, unless a newer request renewed it.
     async fn outbox_remove(&self, row: &OutboxRow) -> Result<()>;

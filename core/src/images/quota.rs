@@ -1,8 +1,8 @@
 //! An owner's share of the service at upload time: bytes stored (the
 //! `LIGHTBOX_STORAGE_PER_OWNER_BYTES` quota, unlimited by default) and
-//! photos waiting for renders (RenderQuota's `maxPendingPerOwner`, which
-//! holds for ordinary uploads as it does for re-renders: past it, the
-//! owner's next upload waits, told when to retry).
+//! photos waiting for renders (RenderQuota's `maxPendingPerOwner`, 1000
+//! when unset, which holds for ordinary uploads as it does for re-renders:
+//! past it, the owner's next upload waits, told when to retry).
 
 use crate::db::Repo;
 use crate::limits::storage::{Reservations, Reserved};
@@ -37,16 +37,11 @@ pub async fn check_upload(
         }
         promised = Some(reserved);
     }
-    let max_pending = resources
-        .render_quota()
-        .await?
-        .and_then(|q| q.max_pending_per_owner);
-    if let Some(max) = max_pending {
-        if repo.pending_of(owner).await?.max(0) as u64 >= max {
-            return Err(Error::RateLimited {
-                retry_after_s: PENDING_RETRY_S,
-            });
-        }
+    let max = crate::config::max_pending_per_owner(resources.render_quota().await?.as_ref());
+    if repo.pending_of(owner).await?.max(0) as u64 >= max {
+        return Err(Error::RateLimited {
+            retry_after_s: PENDING_RETRY_S,
+        });
     }
     Ok(promised)
 }

@@ -35,11 +35,27 @@ pub fn default_budget_mb() -> u64 {
     (limit / 2 / MB).max(256)
 }
 
-/// A pad box over `max_pixels` shrinks, aspect kept, so no canvas exceeds it.
-pub fn cap_canvas(mut spec: CropSpec, max_pixels: u64) -> CropSpec {
+/// How far a pad canvas may outgrow its source: 16 times its pixels...
+const PAD_GROWTH: u64 = 16;
+/// ...or this many pixels, whichever is more.
+const PAD_FLOOR: u64 = 4_000_000;
+
+/// The most pixels a pad canvas may have over a source of `source` pixels
+/// (`None`: unknown) under `max_pixels`: a 1x15000 strip need not become a
+/// 10000x10000 canvas of padding.
+pub fn canvas_limit(max_pixels: u64, source: Option<u64>) -> u64 {
+    match source {
+        Some(px) => max_pixels.min(px.saturating_mul(PAD_GROWTH).max(PAD_FLOOR)),
+        None => max_pixels,
+    }
+}
+
+/// A pad box over `limit` pixels shrinks, aspect kept, so no canvas
+/// exceeds it (`canvas_limit`).
+pub fn cap_canvas(mut spec: CropSpec, limit: u64) -> CropSpec {
     let area = spec.width as u64 * spec.height as u64;
-    if spec.mode == Mode::Pad && area > max_pixels {
-        let s = (max_pixels as f64 / area as f64).sqrt();
+    if spec.mode == Mode::Pad && area > limit {
+        let s = (limit as f64 / area as f64).sqrt();
         spec.width = ((spec.width as f64 * s).floor() as u32).max(1);
         spec.height = ((spec.height as f64 * s).floor() as u32).max(1);
     }
@@ -52,12 +68,7 @@ pub fn cap_canvas(mut spec: CropSpec, max_pixels: u64) -> CropSpec {
 /// `None` when the header cannot be read (the decode will fail on its
 /// own, cheaply).
 pub fn estimate(original: &[u8], specs: &[CropSpec]) -> Option<u64> {
-    let reader = image::ImageReader::new(Cursor::new(original))
-        .with_guessed_format()
-        .ok()?;
-    let decoder = reader.into_decoder().ok()?;
-    let (w, h) = image::ImageDecoder::dimensions(&decoder);
-    let color = image::ImageDecoder::color_type(&decoder);
+    let (w, h, color) = header(original)?;
     let depth = color.bytes_per_pixel() as u64;
     let source = w as u64 * h as u64;
     let outputs: u64 = specs
@@ -68,6 +79,20 @@ pub fn estimate(original: &[u8], specs: &[CropSpec]) -> Option<u64> {
         })
         .sum();
     Some(source * depth + source * 4 + outputs)
+}
+
+/// The pixels of the file's image, from its header.
+pub fn source_pixels(original: &[u8]) -> Option<u64> {
+    header(original).map(|(w, h, _)| w as u64 * h as u64)
+}
+
+fn header(original: &[u8]) -> Option<(u32, u32, image::ColorType)> {
+    let reader = image::ImageReader::new(Cursor::new(original))
+        .with_guessed_format()
+        .ok()?;
+    let decoder = reader.into_decoder().ok()?;
+    let (w, h) = image::ImageDecoder::dimensions(&decoder);
+    Some((w, h, image::ImageDecoder::color_type(&decoder)))
 }
 
 /// Peak bytes per canvas pixel of one output in `format`: its resized
@@ -157,6 +182,24 @@ mod tests {
         assert!(c.width as u64 * c.height as u64 <= 1_000_000);
         assert_eq!(c.width, c.height);
         assert_eq!(cap_canvas(pad(100, 50), 1_000_000).width, 100);
+    }
+
+    #[test]
+    fn a_pad_canvas_is_tied_to_its_source() {
+        // A 1x15000 strip: 16 x 15000 is under the floor of 4 MP.
+        let limit = canvas_limit(100_000_000, Some(15_000));
+        assert_eq!(limit, 4_000_000);
+        let c = cap_canvas(pad(10000, 10000), limit);
+        assert_eq!((c.width, c.height), (2000, 2000));
+        // A 12 MP photo may fill a box up to maxPixels.
+        assert_eq!(canvas_limit(100_000_000, Some(12_000_000)), 100_000_000);
+        assert_eq!(canvas_limit(50_000_000, Some(1_000_000)), 16_000_000);
+        assert_eq!(
+            canvas_limit(2_000_000, Some(10)),
+            2_000_000,
+            "maxPixels wins"
+        );
+        assert_eq!(canvas_limit(9, None), 9);
     }
 
     #[tokio::test]

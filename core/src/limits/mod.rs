@@ -46,6 +46,8 @@ pub struct Limits {
     pub zip_send_timeout: Duration,
     /// Memory render jobs may use at once, in MiB.
     pub render_memory_mb: u64,
+    /// CPU time one render job may use.
+    pub render_cpu: Duration,
     pub uploads_per_owner: usize,
     /// Bytes of originals one owner may store; `None` is unlimited.
     pub storage_per_owner: Option<u64>,
@@ -86,6 +88,7 @@ impl Limits {
             zip_max_per_album: num("LIGHTBOX_ZIP_MAX_PER_FOLDER", 4)? as usize,
             zip_send_timeout: secs("LIGHTBOX_ZIP_SEND_TIMEOUT_S", 30)?,
             render_memory_mb: num("LIGHTBOX_RENDER_MEMORY_MB", memory::default_budget_mb())?,
+            render_cpu: secs("LIGHTBOX_RENDER_CPU_SECONDS", 60)?,
             uploads_per_owner: num("LIGHTBOX_UPLOADS_PER_OWNER", 4)? as usize,
             storage_per_owner: env("LIGHTBOX_STORAGE_PER_OWNER_BYTES")
                 .map(|_| num("LIGHTBOX_STORAGE_PER_OWNER_BYTES", 0))

@@ -8,8 +8,11 @@
 //! A job an earlier process died running runs alone (`Turn::Alone`): a
 //! crash takes every job in progress with it, and the photos that merely
 //! ran beside the culprit must not be counted down with it.
+//!
+//! It knows how many workers take from it (`slots`), so the relay hands
+//! it no more than they can start (`JobQueue::slots`).
 
-use super::{Delivery, JobQueue, RenderJob, Settle};
+use super::{Delivery, JobQueue, RenderJob, Settle, Slots};
 use crate::db::{DynRepo, OutboxRow};
 use crate::Result;
 use async_trait::async_trait;
@@ -18,7 +21,9 @@ use futures::StreamExt;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::{mpsc, oneshot, Mutex, OwnedRwLockReadGuard, OwnedRwLockWriteGuard, RwLock};
+use tokio::sync::{
+    mpsc, oneshot, Mutex, Notify, OwnedRwLockReadGuard, OwnedRwLockWriteGuard, RwLock,
+};
 
 pub const MAX_ATTEMPTS: u32 = 5;
 
@@ -29,52 +34,95 @@ struct Entry {
     ticket: String,
 }
 
+/// Jobs handed to the queue and not yet taken, and jobs taken and not yet
+/// answered; `freed` is told whenever a job is answered.
+#[derive(Default)]
+struct Counts {
+    queued: AtomicI64,
+    busy: AtomicI64,
+    freed: Arc<Notify>,
+}
+
+/// A job taken and not yet answered; dropped with its delivery.
+struct Busy(Arc<Counts>);
+
+impl Busy {
+    fn new(counts: &Arc<Counts>) -> Busy {
+        counts.busy.fetch_add(1, Ordering::Relaxed);
+        Busy(counts.clone())
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        self.0.busy.fetch_sub(1, Ordering::Relaxed);
+        self.0.freed.notify_one();
+    }
+}
+
 pub struct MemoryQueue {
     tx: mpsc::UnboundedSender<Entry>,
     rx: Mutex<mpsc::UnboundedReceiver<Entry>>,
     /// Published and not yet acknowledged.
     depth: Arc<AtomicI64>,
-    /// Where each job's outbox row is removed once the job is done.
+    /// How many workers take jobs from this queue.
+    slots: u64,
+    counts: Arc<Counts>,
+    /// Where each job's starts are counted (embedded mode's outbox).
     outbox: Option<DynRepo>,
     /// Held shared by each job in progress, alone by a suspect one.
     gate: Arc<RwLock<()>>,
     /// Jobs started `MAX_ATTEMPTS` times already, by earlier processes.
     exhausted: (
-        mpsc::UnboundedSender<RenderJob>,
-        std::sync::Mutex<Option<mpsc::UnboundedReceiver<RenderJob>>>,
+        mpsc::UnboundedSender<Given>,
+        std::sync::Mutex<Option<mpsc::UnboundedReceiver<Given>>>,
     ),
 }
 
+/// A job given up, with its ticket.
+type Given = (RenderJob, Option<String>);
+
 impl MemoryQueue {
-    /// A queue on its own, that touches no outbox (a relay over it removes
-    /// each row once sent).
-    pub fn new() -> MemoryQueue {
+    /// A queue for `slots` workers that counts no starts.
+    pub fn new(slots: usize) -> MemoryQueue {
         let (tx, rx) = mpsc::unbounded_channel();
         let (gave_up, given_up) = mpsc::unbounded_channel();
         MemoryQueue {
             tx,
             rx: Mutex::new(rx),
             depth: Arc::default(),
+            slots: slots.max(1) as u64,
+            counts: Arc::default(),
             outbox: None,
             gate: Arc::default(),
             exhausted: (gave_up, std::sync::Mutex::new(Some(given_up))),
         }
     }
 
-    /// The queue of embedded mode: each job's outbox row in `repo` goes
-    /// when the job is acknowledged.
-    pub fn with_outbox(repo: DynRepo) -> MemoryQueue {
+    /// The queue of embedded mode: each job's starts are counted in its
+    /// outbox row in `repo`.
+    pub fn with_outbox(repo: DynRepo, slots: usize) -> MemoryQueue {
         MemoryQueue {
             outbox: Some(repo),
-            ..MemoryQueue::new()
+            ..MemoryQueue::new(slots)
         }
+    }
+
+    fn send(&self, entry: Entry) -> Result<()> {
+        send(&self.tx, &self.counts, entry).map_err(|_| anyhow::anyhow!("render queue closed"))?;
+        Ok(())
     }
 }
 
-impl Default for MemoryQueue {
-    fn default() -> Self {
-        Self::new()
-    }
+fn send(
+    tx: &mpsc::UnboundedSender<Entry>,
+    counts: &Counts,
+    entry: Entry,
+) -> std::result::Result<(), mpsc::error::SendError<Entry>> {
+    counts.queued.fetch_add(1, Ordering::Relaxed);
+    tx.send(entry).inspect_err(|_| {
+        counts.queued.fetch_sub(1, Ordering::Relaxed);
+    })
 }
 
 /// How long a suspect job waits for the jobs in progress before it runs
@@ -95,11 +143,13 @@ enum Turn {
 struct MemorySettle {
     tx: mpsc::UnboundedSender<Entry>,
     depth: Arc<AtomicI64>,
+    counts: Arc<Counts>,
     job: RenderJob,
     attempt: u32,
     ticket: String,
     outbox: Option<DynRepo>,
     _turn: Turn,
+    _busy: Busy,
 }
 
 impl MemorySettle {
@@ -113,25 +163,25 @@ impl MemorySettle {
 
 #[async_trait]
 impl Settle for MemorySettle {
-    /// A row renewed since this job was sent has another ticket and stays.
+    /// The outbox row is the worker's to remove (`Delivery::ticket`).
     async fn ack(&self) -> Result<()> {
         self.depth.fetch_sub(1, Ordering::Relaxed);
-        if let Some(repo) = &self.outbox {
-            repo.outbox_remove(&self.row()).await?;
-        }
         Ok(())
     }
 
+    /// Counted as queued while it waits out its delay.
     async fn retry(&self, delay: Duration) -> Result<()> {
-        let (tx, job, attempt) = (self.tx.clone(), self.job, self.attempt + 1);
-        let ticket = self.ticket.clone();
+        let (tx, counts) = (self.tx.clone(), self.counts.clone());
+        let entry = Entry {
+            job: self.job,
+            attempt: self.attempt + 1,
+            ticket: self.ticket.clone(),
+        };
+        counts.queued.fetch_add(1, Ordering::Relaxed);
         tokio::spawn(async move {
             tokio::time::sleep(delay).await;
-            let _ = tx.send(Entry {
-                job,
-                attempt,
-                ticket,
-            });
+            counts.queued.fetch_sub(1, Ordering::Relaxed);
+            let _ = send(&tx, &counts, entry);
         });
         Ok(())
     }
@@ -156,15 +206,11 @@ impl Settle for MemorySettle {
 impl JobQueue for MemoryQueue {
     async fn publish(&self, job: RenderJob, dedup_id: &str) -> Result<()> {
         self.depth.fetch_add(1, Ordering::Relaxed);
-        let entry = Entry {
+        self.send(Entry {
             job,
             attempt: 1,
             ticket: dedup_id.to_owned(),
-        };
-        self.tx
-            .send(entry)
-            .map_err(|_| anyhow::anyhow!("render queue closed"))?;
-        Ok(())
+        })
     }
 
     async fn next(&self) -> Result<Option<Delivery>> {
@@ -172,25 +218,31 @@ impl JobQueue for MemoryQueue {
             let Some(mut e) = self.rx.lock().await.recv().await else {
                 return Ok(None);
             };
+            self.counts.queued.fetch_sub(1, Ordering::Relaxed);
+            let busy = Busy::new(&self.counts);
             let turn = self.turn(&e).await;
             e.attempt = e.attempt.max(self.count_start(&e).await);
             if e.attempt > MAX_ATTEMPTS {
                 drop(turn);
                 self.give_up(e).await;
+                drop(busy);
                 continue;
             }
             return Ok(Some(Delivery {
                 job: e.job,
+                ticket: Some(e.ticket.clone()),
                 attempt: e.attempt,
                 max_attempts: MAX_ATTEMPTS,
                 settle: Box::new(MemorySettle {
                     tx: self.tx.clone(),
                     depth: self.depth.clone(),
+                    counts: self.counts.clone(),
                     job: e.job,
                     attempt: e.attempt,
                     ticket: e.ticket,
                     outbox: self.outbox.clone(),
                     _turn: turn,
+                    _busy: busy,
                 }),
             }));
         }
@@ -204,16 +256,30 @@ impl JobQueue for MemoryQueue {
         Ok(())
     }
 
+    async fn slots(&self) -> Result<Slots> {
+        let count = |n: &AtomicI64| n.load(Ordering::Relaxed).max(0) as u64;
+        let busy = count(&self.counts.busy);
+        Ok(Slots {
+            idle: self.slots.saturating_sub(busy),
+            busy,
+            queued: count(&self.counts.queued),
+        })
+    }
+
+    fn slot_freed(&self) -> Option<Arc<Notify>> {
+        Some(self.counts.freed.clone())
+    }
+
     fn progress_interval(&self) -> Duration {
         Duration::from_secs(3600)
     }
 
-    fn removes_done_rows(&self) -> bool {
-        self.outbox.is_some()
+    fn dies_with_process(&self) -> bool {
+        true
     }
 
     /// Taken once: the worker that marks them failed.
-    async fn exhausted(&self) -> Result<BoxStream<'static, RenderJob>> {
+    async fn exhausted(&self) -> Result<BoxStream<'static, Given>> {
         let taken = self.exhausted.1.lock().ok().and_then(|mut r| r.take());
         Ok(match taken {
             Some(rx) => {
@@ -275,7 +341,7 @@ impl MemoryQueue {
                 tracing::warn!(image_id = %e.job.image_id, error = %err, "cannot remove an exhausted job's row");
             }
         }
-        let _ = self.exhausted.0.send(e.job);
+        let _ = self.exhausted.0.send((e.job, Some(e.ticket)));
     }
 }
 
@@ -304,7 +370,7 @@ mod tests {
 
     #[tokio::test]
     async fn jobs_come_out_in_order() {
-        let q = MemoryQueue::new();
+        let q = MemoryQueue::new(2);
         let (a, b) = (uuid::Uuid::new_v4(), uuid::Uuid::new_v4());
         q.publish(RenderJob { image_id: a }, "1").await.unwrap();
         q.publish(RenderJob { image_id: b }, "2").await.unwrap();
@@ -313,9 +379,32 @@ mod tests {
         assert_eq!(q.depth().await.unwrap(), 2);
     }
 
+    #[tokio::test]
+    async fn slots_count_what_is_queued_and_what_is_taken() {
+        let q = MemoryQueue::new(3);
+        for n in 0..2 {
+            let job = RenderJob {
+                image_id: uuid::Uuid::new_v4(),
+            };
+            q.publish(job, &n.to_string()).await.unwrap();
+        }
+        let want = |idle, busy, queued| Slots { idle, busy, queued };
+        assert_eq!(q.slots().await.unwrap(), want(3, 0, 2));
+        assert_eq!(q.slots().await.unwrap().room(), 1);
+        let taken = q.next().await.unwrap().unwrap();
+        assert_eq!(q.slots().await.unwrap(), want(2, 1, 1));
+        taken.settle.retry(Duration::from_secs(3600)).await.unwrap();
+        drop(taken);
+        assert_eq!(
+            q.slots().await.unwrap(),
+            want(3, 0, 2),
+            "a retry waits as queued"
+        );
+    }
+
     #[tokio::test(start_paused = true)]
     async fn a_job_handed_back_comes_again_with_the_next_attempt() {
-        let q = MemoryQueue::new();
+        let q = MemoryQueue::new(1);
         let id = uuid::Uuid::new_v4();
         q.publish(RenderJob { image_id: id }, "1").await.unwrap();
         let first = q.next().await.unwrap().unwrap();

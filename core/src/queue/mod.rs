@@ -52,9 +52,43 @@ pub trait Settle: Send + Sync {
 /// One delivery of a job; `attempt` counts from 1.
 pub struct Delivery {
     pub job: RenderJob,
+    /// The ticket of the outbox row it was published from (its dedup id),
+    /// which the worker removes once the job is answered for good; `None`
+    /// for a message that carries none.
+    pub ticket: Option<String>,
     pub attempt: u32,
     pub max_attempts: u32,
     pub settle: Box<dyn Settle>,
+}
+
+/// What the queue's workers are doing now, for the relay's fair hand-out
+/// (`outbox`): workers waiting for a job, jobs being worked on, and jobs
+/// handed to the queue that no worker has taken yet.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Slots {
+    pub idle: u64,
+    pub busy: u64,
+    pub queued: u64,
+}
+
+impl Slots {
+    /// Every worker slot, idle or busy.
+    pub fn total(&self) -> u64 {
+        self.idle + self.busy
+    }
+
+    /// How many more jobs the queue should be handed now: enough for every
+    /// slot to have its next job waiting, no more, so the order of the
+    /// rest is still the relay's to choose.
+    pub fn room(&self) -> u64 {
+        self.total().saturating_sub(self.queued)
+    }
+
+    /// The most jobs one owner may have handed out at once: every slot
+    /// but one, so another owner's first job always finds a slot free.
+    pub fn per_owner(&self) -> u64 {
+        self.total().saturating_sub(1).max(1)
+    }
 }
 
 impl Delivery {
@@ -75,16 +109,22 @@ pub trait JobQueue: Send + Sync {
     async fn depth(&self) -> Result<u64>;
     /// Whether the queue can be reached, for readiness.
     async fn check(&self) -> Result<()>;
+    /// The workers' slots now (`Slots`).
+    async fn slots(&self) -> Result<Slots>;
+    /// Told when a slot may have come free, so the relay hands out the next
+    /// job at once; `None` when the relay must look (`Relay`'s `BUSY_POLL`).
+    fn slot_freed(&self) -> Option<std::sync::Arc<tokio::sync::Notify>> {
+        None
+    }
     /// How often a worker should say `in_progress` during a long job.
     fn progress_interval(&self) -> Duration;
-    /// Whether the queue removes each job's outbox row itself, once the job
-    /// is done: embedded mode's in-process queue (built `with_outbox`),
-    /// whose jobs die with the process, so the relay only marks a row sent
-    /// to it. Otherwise the relay removes a row as soon as the queue has it.
-    fn removes_done_rows(&self) -> bool;
+    /// Whether what the queue holds dies with this process (the in-process
+    /// queue): a start then hands out again every row the last process had
+    /// sent. A queue that outlives the process keeps them.
+    fn dies_with_process(&self) -> bool;
     /// Jobs the queue gave up on without an answer (every delivery's worker
-    /// died), for marking failed. Most queues have none.
-    async fn exhausted(&self) -> Result<BoxStream<'static, RenderJob>> {
+    /// died), for marking failed, with their tickets. Most queues have none.
+    async fn exhausted(&self) -> Result<BoxStream<'static, (RenderJob, Option<String>)>> {
         Ok(futures::stream::pending().boxed())
     }
 }

@@ -5,7 +5,7 @@
 //! the stream and consumer are (re)declared on first use, so the API and the
 //! workers may start before NATS does.
 
-use super::{Delivery, JobQueue, RenderJob, Settle};
+use super::{Delivery, JobQueue, RenderJob, Settle, Slots};
 use crate::{Error, Result};
 use async_nats::jetstream::{self, consumer::pull, message::Acker, stream, AckKind};
 use async_trait::async_trait;
@@ -143,7 +143,7 @@ impl NatsQueue {
     /// JetStream's max-deliveries advisory names the message, which is read,
     /// removed from the stream and returned, so the worker can mark it
     /// failed. A queue group makes one worker handle each.
-    pub async fn exhausted_jobs(&self) -> Result<BoxStream<'static, RenderJob>> {
+    pub async fn exhausted_jobs(&self) -> Result<BoxStream<'static, (RenderJob, Option<String>)>> {
         let subject = format!(
             "$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.{}.{}",
             self.stream_name(),
@@ -169,12 +169,22 @@ impl NatsQueue {
                         .stream_seq;
                     let raw = stream.get_raw_message(seq).await.ok()?;
                     let job = serde_json::from_slice::<RenderJob>(&raw.payload).ok()?;
+                    let ticket = ticket_of(raw.headers.get(MSG_ID));
                     let _ = stream.delete_message(seq).await;
-                    Some(job)
+                    Some((job, ticket))
                 }
             })
             .boxed())
     }
+}
+
+/// The header JetStream deduplicates by: the outbox row's ticket.
+const MSG_ID: &str = "Nats-Msg-Id";
+
+fn ticket_of(value: Option<&async_nats::HeaderValue>) -> Option<String> {
+    value
+        .map(|v| v.as_str().to_owned())
+        .filter(|t| !t.is_empty())
 }
 
 struct NatsSettle(Acker);
@@ -243,6 +253,7 @@ impl JobQueue for NatsQueue {
         };
         let msg = msg.map_err(|e| nats_err("fetch", e))?;
         let attempt = msg.info().map_or(1, |i| i.delivered.max(1) as u32);
+        let ticket = ticket_of(msg.headers.as_ref().and_then(|h| h.get(MSG_ID)));
         let (msg, acker) = msg.split();
         let settle = Box::new(NatsSettle(acker));
         let job = match serde_json::from_slice::<RenderJob>(&msg.payload) {
@@ -256,6 +267,7 @@ impl JobQueue for NatsQueue {
         };
         Ok(Some(Delivery {
             job,
+            ticket,
             attempt,
             max_attempts: self.settings.max_deliver,
             settle,
@@ -272,6 +284,23 @@ impl JobQueue for NatsQueue {
         Ok(info.num_pending + info.num_ack_pending as u64)
     }
 
+    /// Idle workers are those with a pull request waiting; busy ones hold
+    /// a delivery not yet acknowledged (or one handed back to wait out its
+    /// delay, which then counts as a slot: the relay waits a little more).
+    async fn slots(&self) -> Result<Slots> {
+        let info = self
+            .consumer()
+            .await?
+            .get_info()
+            .await
+            .map_err(|e| nats_err("consumer info", e))?;
+        Ok(Slots {
+            idle: info.num_waiting as u64,
+            busy: info.num_ack_pending as u64,
+            queued: info.num_pending,
+        })
+    }
+
     async fn check(&self) -> Result<()> {
         if !self.connected() {
             return Err(nats_err("connection", "not connected"));
@@ -283,12 +312,12 @@ impl JobQueue for NatsQueue {
         (self.settings.ack_wait / 3).max(Duration::from_millis(500))
     }
 
-    /// JetStream has stored what it acknowledged.
-    fn removes_done_rows(&self) -> bool {
+    /// JetStream keeps what it acknowledged.
+    fn dies_with_process(&self) -> bool {
         false
     }
 
-    async fn exhausted(&self) -> Result<BoxStream<'static, RenderJob>> {
+    async fn exhausted(&self) -> Result<BoxStream<'static, (RenderJob, Option<String>)>> {
         self.exhausted_jobs().await
     }
 }

@@ -9,6 +9,7 @@ use lightbox_domain::crop::{self, CropSpec, SpecSource};
 use lightbox_domain::image::ImageStatus;
 use lightbox_domain::jobs::ItemState;
 use lightbox_domain::render::{Produced, Render};
+use lightbox_render::cpu::CpuBudget;
 use lightbox_render::pipeline::{self, Output, RenderError};
 
 use crate::resources::Resources;
@@ -33,6 +34,8 @@ pub struct Renderer {
     pub budget: memory::RenderBudget,
     /// Told when a photo settles, for `image.get` calls waiting on it.
     pub news: Arc<dyn News>,
+    /// CPU time one job may use (`LIGHTBOX_RENDER_CPU_SECONDS`).
+    pub cpu_budget: std::time::Duration,
 }
 
 /// The metrics label of a render: a preset's code (the operator's fixed
@@ -119,9 +122,10 @@ impl Renderer {
                 .collect();
             let original = self.store.get_bytes(&image.original_key).await?;
             let max_pixels = self.resources.max_pixels().await?;
+            let canvas = memory::canvas_limit(max_pixels, memory::source_pixels(&original));
             let specs: Vec<CropSpec> = specs
                 .into_iter()
-                .map(|s| memory::cap_canvas(s, max_pixels))
+                .map(|s| memory::cap_canvas(s, canvas))
                 .collect();
             // Admitted against the memory budget before a pixel is decoded.
             let needed = memory::estimate(&original, &specs).unwrap_or(0);
@@ -129,18 +133,23 @@ impl Renderer {
                 Ok(permit) => permit,
                 Err(over) => return self.fail(image_id, &serving, &over.to_string()).await,
             };
+            let cpu = CpuBudget::new(self.cpu_budget);
             let rendered = priority::below_requests(move || {
                 // Held by the thread: a job abandoned at shutdown still
                 // counts until its pixels are freed.
                 let _permit = permit;
+                let metered = cpu.enter();
                 let decoded = pipeline::decode(&original, max_pixels, &specs)?;
                 // The file's bytes are not needed past the decode.
                 drop(original);
-                lightbox_render::cascade::render_and_look(
+                let rendered = lightbox_render::cascade::render_and_look_within(
                     decoded,
                     &specs,
                     lightbox_render::encode::placeholder::seen,
-                )
+                    &cpu,
+                );
+                drop(metered);
+                rendered
             })
             .await
             .map_err(|e| Error::Internal(e.into()))?;
@@ -176,6 +185,16 @@ impl Renderer {
         self.repo
             .settle_job_items(image_id, &serving, ItemState::Done)
             .await
+    }
+
+    /// The job named by `ticket` is answered for good: its outbox row goes,
+    /// unless a newer request renewed it.
+    pub async fn finished(&self, image_id: Uuid, ticket: &str) -> Result<()> {
+        let row = crate::db::OutboxRow {
+            image_id,
+            ticket: ticket.to_owned(),
+        };
+        self.repo.outbox_remove(&row).await
     }
 
     /// The job's last attempt failed: the image will not get its renders,

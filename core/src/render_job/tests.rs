@@ -29,6 +29,7 @@ fn renderer(sql: &crate::db::SqlRepo) -> (crate::db::DynRepo, BlobStore, Rendere
         changes: Default::default(),
         budget: RenderBudget::new(256),
         news: Arc::new(crate::queue::news::LocalNews::default()),
+        cpu_budget: std::time::Duration::from_secs(60),
     };
     (repo, store, renderer)
 }

@@ -1,7 +1,8 @@
 //! How fast a preset's re-render backlog is fed to the queue: at most
 //! `maxRendersPerMinutePerOwner` images per owner per round (a round is a
-//! minute), and never beyond `maxPendingPerOwner` waiting at once, so one
-//! large account cannot starve the others. Pure: the controller calls it.
+//! minute), and never beyond `maxPendingPerOwner` (1000 when unset)
+//! waiting at once, so one large account cannot starve the others. Pure:
+//! the controller calls it.
 
 use crate::config::RenderQuota;
 use std::collections::HashMap;
@@ -15,17 +16,14 @@ pub fn next_batch(
     quota: Option<&RenderQuota>,
 ) -> Vec<Uuid> {
     let per_minute = quota.and_then(|q| q.max_renders_per_minute_per_owner);
-    let max_pending = quota.and_then(|q| q.max_pending_per_owner);
+    let max_pending = crate::config::max_pending_per_owner(quota);
     let mut taken: HashMap<Uuid, u64> = HashMap::new();
     let mut batch = Vec::new();
     for (image, owner) in backlog {
         let waiting = pending.get(owner).copied().unwrap_or(0).max(0) as u64;
-        let allowance = match (per_minute, max_pending) {
-            (None, None) => u64::MAX,
-            (a, b) => a
-                .unwrap_or(u64::MAX)
-                .min(b.map_or(u64::MAX, |m| m.saturating_sub(waiting))),
-        };
+        let allowance = per_minute
+            .unwrap_or(u64::MAX)
+            .min(max_pending.saturating_sub(waiting));
         let n = taken.entry(*owner).or_default();
         if *n < allowance {
             *n += 1;

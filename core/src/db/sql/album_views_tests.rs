@@ -98,6 +98,15 @@ pub(crate) async fn outbox_rows(repo: &SqlRepo) -> i64 {
         .unwrap()
 }
 
+/// Marks every outbox row sent at `at` (a test's clock).
+pub(crate) async fn outbox_sent_at(repo: &SqlRepo, at: i64) {
+    sqlx::query("UPDATE render_outbox SET sent_at = $1")
+        .bind(at)
+        .execute(&repo.pool)
+        .await
+        .unwrap();
+}
+
 /// The ids of the walk, a page of `size` at a time.
 async fn walked(repo: &SqlRepo, album: Uuid, order: Order, size: u32) -> Vec<Uuid> {
     let mut out: Vec<Uuid> = Vec::new();
@@ -113,10 +122,14 @@ async fn walked(repo: &SqlRepo, album: Uuid, order: Order, size: u32) -> Vec<Uui
 
 /// A new owner with one folder `A`.
 pub(crate) async fn owner_with_album(repo: &SqlRepo) -> (Uuid, Album) {
+    owner_with_album_as(repo, "o@example.com").await
+}
+
+pub(crate) async fn owner_with_album_as(repo: &SqlRepo, email: &str) -> (Uuid, Album) {
     let owner = crate::ids::new_id();
     let user = User {
         id: owner,
-        email: "o@example.com".into(),
+        email: email.into(),
         password_hash: String::new(),
         is_admin: false,
         created_at: 0,

@@ -94,6 +94,73 @@ impl OutboxRepo for SqlRepo {
             .collect()
     }
 
+    async fn outbox_heads(&self, per_owner: i64, limit: i64) -> Result<Vec<(OutboxRow, Uuid)>> {
+        let rows = sqlx::query(
+            "SELECT image_id, ticket, owner_id FROM ( \
+               SELECT o.image_id, o.ticket, o.queued_at, i.owner_id, ROW_NUMBER() OVER \
+                 (PARTITION BY i.owner_id ORDER BY o.queued_at, o.image_id) AS n \
+               FROM render_outbox o JOIN images i ON i.id = o.image_id \
+               WHERE o.sent_at IS NULL) w \
+             WHERE n <= $1 ORDER BY queued_at, image_id LIMIT $2",
+        )
+        .bind(per_owner)
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await
+        .or_internal()?;
+        rows.iter()
+            .map(|r| {
+                let row = OutboxRow {
+                    image_id: uuid(r, "image_id")?,
+                    ticket: r.try_get("ticket").or_internal()?,
+                };
+                Ok((row, uuid(r, "owner_id")?))
+            })
+            .collect()
+    }
+
+    async fn outbox_in_flight(&self) -> Result<Vec<(Uuid, i64)>> {
+        let rows = sqlx::query(
+            "SELECT i.owner_id, COUNT(*) AS n FROM render_outbox o \
+             JOIN images i ON i.id = o.image_id WHERE o.sent_at IS NOT NULL \
+             GROUP BY i.owner_id",
+        )
+        .fetch_all(&self.pool)
+        .await
+        .or_internal()?;
+        rows.iter()
+            .map(|r| Ok((uuid(r, "owner_id")?, r.try_get("n").or_internal()?)))
+            .collect()
+    }
+
+    async fn outbox_lost(&self, sent_before: i64) -> Result<u64> {
+        let rows = sqlx::query(
+            "SELECT image_id, ticket FROM render_outbox \
+             WHERE sent_at IS NOT NULL AND sent_at < $1",
+        )
+        .bind(sent_before)
+        .fetch_all(&self.pool)
+        .await
+        .or_internal()?;
+        let mut lost = 0;
+        for r in &rows {
+            let image_id: String = r.try_get("image_id").or_internal()?;
+            let ticket: String = r.try_get("ticket").or_internal()?;
+            let done = sqlx::query(
+                "UPDATE render_outbox SET sent_at = NULL, ticket = $3 \
+                 WHERE image_id = $1 AND ticket = $2 AND sent_at IS NOT NULL",
+            )
+            .bind(image_id)
+            .bind(ticket)
+            .bind(Uuid::new_v4().simple().to_string())
+            .execute(&self.pool)
+            .await
+            .or_internal()?;
+            lost += done.rows_affected();
+        }
+        Ok(lost)
+    }
+
     async fn outbox_remove(&self, row: &OutboxRow) -> Result<()> {
         sqlx::query("DELETE FROM render_outbox WHERE image_id = $1 AND ticket = $2")
             .bind(row.image_id.to_string())
