@@ -30,10 +30,11 @@ fn huge_pad(id: &Value) -> Value {
     json!({"id": id, "code": "huge", "width": 15000, "height": 15000, "mode": "pad", "format": "jpg"})
 }
 
-/// A 4000x4000 PNG of one grey: a few KB whose pad canvas may grow to
-/// maxPixels (16 times its own pixels is more).
-fn square() -> Vec<u8> {
-    let img = image::GrayImage::from_pixel(4000, 4000, image::Luma([128]));
+/// A 15000x200 PNG of one grey: a few KB of 3 MP, whose pad canvas may
+/// reach 16 times that (48 MP; a pad never outgrows the source's long side
+/// either way): about 400 MB to render as a JPEG.
+fn banner() -> Vec<u8> {
+    let img = image::GrayImage::from_pixel(15000, 200, image::Luma([128]));
     let mut out = Vec::new();
     image::DynamicImage::ImageLuma8(img)
         .write_to(&mut std::io::Cursor::new(&mut out), image::ImageFormat::Png)
@@ -46,7 +47,7 @@ async fn a_job_over_the_memory_budget_fails_with_a_reason_and_memory_stays_flat(
     let srv = Server::start_with(&[("LIGHTBOX_RENDER_MEMORY_MB", "256")]);
     let t = srv.admin_token().await;
     let (status, img) = srv
-        .upload(Some(&t), square(), "q.png", "image/png", None)
+        .upload(Some(&t), banner(), "b.png", "image/png", None)
         .await;
     assert_eq!(status, 201, "{img}");
     let img = srv.ready(&t, &img["id"]).await;
