@@ -38,6 +38,7 @@ for mode in $modes; do
         cluster_env=(DATABASE_URL="$pg/$db" NATS_URL=nats://127.0.0.1:4222 LIGHTBOX_NATS_PREFIX="$prefix"
             LIGHTBOX_STORAGE_URL=s3://bench AWS_ENDPOINT_URL="$s3" AWS_ACCESS_KEY_ID=bench
             AWS_SECRET_ACCESS_KEY=bench-secret AWS_REGION=us-east-1)
+        env "${cluster_env[@]}" "target/${PROFILE:-debug}/lightbox-api" migrate >/dev/null
         launch worker lightbox-worker "${cluster_env[@]}"
         worker="$pid"
         launch cluster lightbox-api "${cluster_env[@]}"

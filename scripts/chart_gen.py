@@ -200,6 +200,12 @@ def schema():
             admin=obj(existingSecret=STR, emailKey={"type": "string", "minLength": 1},
                       passwordKey={"type": "string", "minLength": 1}),
             crds=obj(enabled=BOOL, keep=BOOL),
+            migrations=obj(
+                enabled=BOOL,
+                backoffLimit=integer(0, 20),
+                activeDeadlineSeconds=integer(60),
+                resources=resources(),
+            ),
             api=component(
                 preStopSeconds=integer(0, 120),
                 service=obj(
@@ -233,6 +239,7 @@ def schema():
                 enabled=BOOL,
                 className=STR,
                 annotations=STRING_MAP,
+                nginxUploads=BOOL,
                 paths={"type": "array", "items": {"type": "string", "pattern": "^/."}},
                 hosts={
                     "type": "array",

@@ -28,6 +28,20 @@ pub fn app(state: AppState) -> Router {
 
 /// Binds, connects the dependencies, and serves until SIGTERM or Ctrl-C.
 /// Prints `listening on http://ADDR` on stdout once ready, for scripts.
+/// `lightbox-api migrate`: applies this binary's migrations and exits.
+/// Safe beside running pods (each migration runs in a transaction, and
+/// PostgreSQL's advisory lock keeps two migrators apart).
+pub async fn migrate(config: &Config) -> anyhow::Result<()> {
+    let url = config.database_url.expose();
+    if url.starts_with("sqlite:") {
+        lightbox_core::runtime::make_data_private(&config.data_dir)?;
+    }
+    lightbox_core::db::open(url, lightbox_core::db::Migrations::Run).await?;
+    tracing::info!("the database schema is up to date");
+    println!("migrated");
+    Ok(())
+}
+
 pub async fn serve(config: Config) -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind(&config.listen).await?;
     let addr = listener.local_addr()?;

@@ -14,7 +14,24 @@ async fn run() -> anyhow::Result<()> {
                 "Lightbox's API server: JSON-RPC 2.0 and the plain HTTP routes. \
                  Embedded mode (the default) is the whole service in this one process.",
             )
+            .arg(
+                clap::Arg::new("listen")
+                    .long("listen")
+                    .value_name("ADDR")
+                    .global(true)
+                    .help("Listen address (wins over LIGHTBOX_LISTEN)"),
+            )
+            .arg(
+                clap::Arg::new("data-dir")
+                    .long("data-dir")
+                    .value_name("DIR")
+                    .global(true)
+                    .help("Embedded mode's data directory (wins over LIGHTBOX_DATA_DIR)"),
+            )
             .subcommand(clap::Command::new("serve").about("Serve (the default)"))
+            .subcommand(clap::Command::new("migrate").about(
+                "Apply the database migrations and exit (the chart runs it before an install or upgrade)",
+            ))
             .subcommand(clap::Command::new("openrpc").about(
                 "Print the OpenRPC document of the API (what rpc.discover answers) and exit",
             )),
@@ -27,7 +44,16 @@ async fn run() -> anyhow::Result<()> {
         println!("{}", serde_json::to_string_pretty(&doc)?);
         return Ok(());
     }
-    let config = Config::from_env()?;
+    let flags = [("LIGHTBOX_LISTEN", "listen"), ("LIGHTBOX_DATA_DIR", "data-dir")]
+        .map(|(var, flag)| (var, matches.get_one::<String>(flag).cloned()));
+    let config = Config::load(|key| {
+        let flag = flags.iter().find(|(var, _)| *var == key);
+        flag.and_then(|(_, value)| value.clone())
+            .or_else(|| std::env::var(key).ok().filter(|v| !v.is_empty()))
+    })?;
     init_logs(config.log_format);
+    if matches.subcommand_name() == Some("migrate") {
+        return lightbox_api::migrate(&config).await;
+    }
     lightbox_api::serve(config).await
 }

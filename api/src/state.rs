@@ -59,7 +59,8 @@ impl AppState {
     /// Connects the database (migrating it) and the blob store.
     pub async fn build(config: Config, base_url: String) -> anyhow::Result<AppState> {
         lightbox_core::runtime::make_data_private(&config.data_dir)?;
-        let repo = db::connect(config.database_url.expose()).await?;
+        let migrations = config.migrations(config.nats_url.is_none());
+        let repo = db::open(config.database_url.expose(), migrations).await?;
         let store = BlobStore::from_url(&config.storage_url)?;
         let signer = Signer::from_config(&config)?;
         let (queue, news) = queue(&config, &repo).await?;

@@ -100,7 +100,8 @@ pub async fn uninstall() -> anyhow::Result<()> {
 /// hands the lease back when it stops.
 pub async fn run(config: Config) -> anyhow::Result<()> {
     let client = kube::Client::try_default().await?;
-    let repo = lightbox_core::db::connect(config.database_url.expose()).await?;
+    let migrations = config.migrations(false);
+    let repo = lightbox_core::db::open(config.database_url.expose(), migrations).await?;
     let me = identity();
     let scope = watch_scope();
     let leading = Arc::new(AtomicBool::new(false));

@@ -138,6 +138,9 @@ pub struct Config {
     pub base_url: Option<String>,
     pub image_host: Option<String>,
     pub database_url: Secret,
+    /// `LIGHTBOX_MIGRATE_ON_START`; unset, each binary has its default
+    /// (`migrations`).
+    pub migrate_on_start: Option<bool>,
     pub nats_url: Option<String>,
     pub nats_prefix: String,
     /// Seconds a render delivery may go unanswered before redelivery.
@@ -163,6 +166,18 @@ pub struct Config {
 }
 
 impl Config {
+    /// Whether a start migrates the database or only checks it: as
+    /// `LIGHTBOX_MIGRATE_ON_START` says, else `by_default` (the embedded
+    /// server migrates; cluster processes leave it to `lightbox-api
+    /// migrate`, the chart's pre-upgrade Job).
+    pub fn migrations(&self, by_default: bool) -> crate::db::Migrations {
+        if self.migrate_on_start.unwrap_or(by_default) {
+            crate::db::Migrations::Run
+        } else {
+            crate::db::Migrations::Check
+        }
+    }
+
     /// Reads the process environment (and the file it names).
     pub fn from_env() -> anyhow::Result<Config> {
         Self::load(|k| std::env::var(k).ok().filter(|v| !v.is_empty()))
@@ -209,6 +224,9 @@ impl Config {
                 .context("LIGHTBOX_UPLOAD_MAX_BYTES must be a whole number")?,
             None => f.upload_max_bytes.unwrap_or(100_000_000),
         };
+        let migrate_on_start = env("LIGHTBOX_MIGRATE_ON_START")
+            .map(|v| parse_bool(&v).context("LIGHTBOX_MIGRATE_ON_START must be true or false"))
+            .transpose()?;
         let server_publishing = match env("LIGHTBOX_SERVER_PUBLISHING") {
             Some(v) => {
                 parse_bool(&v).context("LIGHTBOX_SERVER_PUBLISHING must be true or false")?
@@ -262,6 +280,7 @@ impl Config {
             admin: admin_email.zip(admin_password),
             upload_max_bytes,
             server_publishing,
+            migrate_on_start,
             signing_key: env("LIGHTBOX_SIGNING_KEY").map(Secret).or(f.signing_key),
             log_format,
             presets: presets(f.presets)?,

@@ -186,7 +186,7 @@ impl Cluster {
             .ok()
             .filter(|v| !v.is_empty())
             .unwrap_or_else(|| "postgres://postgres@127.0.0.1:5432".into());
-        Cluster {
+        let cluster = Cluster {
             pg: Some(PgDatabase::create_on(&base)),
             s3: S3Server::start().await,
             prefix: format!("e2e{}", &uuid::Uuid::new_v4().simple().to_string()[..12]),
@@ -195,10 +195,29 @@ impl Cluster {
                 .iter()
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect(),
-        }
+        };
+        cluster.migrate();
+        cluster
     }
 
-    fn env(&self) -> Vec<(String, String)> {
+    /// `lightbox-api migrate`, as the chart's Job runs it before the pods
+    /// start (which then only check the schema).
+    pub fn migrate(&self) {
+        let out = std::process::Command::new(crate::bin("lightbox-api"))
+            .arg("migrate")
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .envs(self.env())
+            .output()
+            .expect("run lightbox-api migrate");
+        assert!(
+            out.status.success(),
+            "lightbox-api migrate: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    pub fn env(&self) -> Vec<(String, String)> {
         let pg = self.pg.as_ref().expect("database").url();
         let mut env = vec![
             ("DATABASE_URL".into(), pg),

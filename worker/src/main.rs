@@ -30,7 +30,7 @@ async fn run() -> anyhow::Result<()> {
             "lightbox-worker runs in cluster mode only: set NATS_URL (embedded lightbox-api renders in-process)"
         );
     };
-    let repo = db::connect(config.database_url.expose()).await?;
+    let repo = db::open(config.database_url.expose(), config.migrations(false)).await?;
     let store = BlobStore::from_url(&config.storage_url)?;
     let nats = NatsQueue::connect(nats).await?;
     let news = Arc::new(nats.news());

@@ -104,9 +104,21 @@ nodeSelector:
 tolerations:
   {{- toYaml . | nindent 2 }}
 {{- end }}
-{{- with $v.affinity }}
+{{- if $v.affinity }}
 affinity:
-  {{- toYaml . | nindent 2 }}
+  {{- toYaml $v.affinity | nindent 2 }}
+{{- else if has .component (list "api" "worker") }}
+{{- /* Soft: replicas spread over nodes when they can, and still schedule
+on one node when it is all there is. */}}
+affinity:
+  podAntiAffinity:
+    preferredDuringSchedulingIgnoredDuringExecution:
+      - weight: 100
+        podAffinityTerm:
+          topologyKey: kubernetes.io/hostname
+          labelSelector:
+            matchLabels:
+              {{- include "lightbox.selector" . | nindent 14 }}
 {{- end }}
 {{- with $v.topologySpreadConstraints }}
 topologySpreadConstraints:

@@ -38,6 +38,7 @@ pub use jobs::{JobRepo, NewJob};
 pub use outbox::{OutboxRepo, OutboxRow};
 pub use renders::{CropAdd, RenderRepo};
 pub use resources::ResourceRepo;
+pub use sql::schema::{self, Migrations};
 pub use sql::SqlRepo;
 
 /// Whether an insert or update hit a unique constraint.
@@ -140,5 +141,11 @@ pub type DynRepo = Arc<dyn Repo>;
 
 /// Connects by URL (`sqlite://…` or `postgres://…`) and migrates.
 pub async fn connect(url: &str) -> anyhow::Result<DynRepo> {
-    Ok(Arc::new(SqlRepo::connect(url).await?))
+    open(url, Migrations::Run).await
+}
+
+/// Connects, migrating first or only checking that this binary can run
+/// against the schema (`sql::schema`).
+pub async fn open(url: &str, migrations: Migrations) -> anyhow::Result<DynRepo> {
+    Ok(Arc::new(SqlRepo::open(url, migrations).await?))
 }

@@ -18,6 +18,7 @@ mod pools;
 mod render_rows;
 mod renders;
 mod resources;
+pub mod schema;
 mod sharing;
 
 use super::*;

@@ -1,7 +1,8 @@
 //! Opening the database: the `Any` pool every statement may use, the
 //! migrations, and on PostgreSQL the typed pool for an owner's pages.
 
-use super::{Engine, SqlRepo, POSTGRES, SQLITE};
+use super::schema::{self, Migrations};
+use super::{Engine, SqlRepo};
 use anyhow::Context;
 use sqlx::any::AnyPoolOptions;
 use sqlx::pool::PoolOptions;
@@ -61,7 +62,13 @@ fn pinged_when_idle<DB: Database>(options: PoolOptions<DB>) -> PoolOptions<DB> {
 }
 
 impl SqlRepo {
+    /// Opens and migrates (tools and tests; the binaries say which).
     pub async fn connect(url: &str) -> anyhow::Result<SqlRepo> {
+        SqlRepo::open(url, Migrations::Run).await
+    }
+
+    /// Opens, migrating or only checking the schema (`schema`).
+    pub async fn open(url: &str, migrations: Migrations) -> anyhow::Result<SqlRepo> {
         sqlx::any::install_default_drivers();
         let engine = if url.starts_with("sqlite:") {
             Engine::Sqlite
@@ -91,14 +98,7 @@ impl SqlRepo {
         .connect(url)
         .await
         .context("connecting to the database")?;
-        let migrator = match engine {
-            Engine::Sqlite => &SQLITE,
-            Engine::Postgres => &POSTGRES,
-        };
-        migrator
-            .run(&pool)
-            .await
-            .context("running database migrations")?;
+        schema::prepare(&pool, engine, migrations).await?;
         let typed = match engine {
             Engine::Postgres => Some(
                 pinged_when_idle(PgPoolOptions::new())
