@@ -44,8 +44,11 @@ async fn run() -> anyhow::Result<()> {
         println!("{}", serde_json::to_string_pretty(&doc)?);
         return Ok(());
     }
-    let flags = [("LIGHTBOX_LISTEN", "listen"), ("LIGHTBOX_DATA_DIR", "data-dir")]
-        .map(|(var, flag)| (var, matches.get_one::<String>(flag).cloned()));
+    let flags = [
+        ("LIGHTBOX_LISTEN", "listen"),
+        ("LIGHTBOX_DATA_DIR", "data-dir"),
+    ]
+    .map(|(var, flag)| (var, matches.get_one::<String>(flag).cloned()));
     let config = Config::load(|key| {
         let flag = flags.iter().find(|(var, _)| *var == key);
         flag.and_then(|(_, value)| value.clone())

@@ -35,7 +35,8 @@ fn run(db: &PgDatabase, args: &[&str], migrate_on_start: &str) -> (bool, String)
         .env("LIGHTBOX_METRICS_LISTEN", "127.0.0.1:0")
         .env("LIGHTBOX_MIGRATE_ON_START", migrate_on_start);
     let out = cmd.output().expect("run lightbox-api");
-    let text = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
     (out.status.success(), text)
 }
 
@@ -55,7 +56,9 @@ async fn serves(db: &PgDatabase, migrate_on_start: &str) {
 /// Records a migration this binary does not know, as a newer release's
 /// migrator would, marked (or not) as one older binaries run against.
 async fn newer_migration(db: &PgDatabase, version: i64, compatible: bool) {
-    let mut c = sqlx::PgConnection::connect(&db.url()).await.expect("connect");
+    let mut c = sqlx::PgConnection::connect(&db.url())
+        .await
+        .expect("connect");
     sqlx::query(
         "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time) \
          VALUES ($1, 'a newer release', TRUE, '\\x00', 0)",
@@ -96,7 +99,11 @@ async fn cluster_a_rollback_runs_on_a_compatible_schema_and_refuses_another() {
 
     // The next one dropped something: the older binary refuses, naming it.
     newer_migration(&db, 90_002, false).await;
-    for (args, migrate) in [(&["serve"][..], "false"), (&["serve"][..], "true"), (&["migrate"][..], "false")] {
+    for (args, migrate) in [
+        (&["serve"][..], "false"),
+        (&["serve"][..], "true"),
+        (&["migrate"][..], "false"),
+    ] {
         let started = std::time::Instant::now();
         let (ok, said) = run(&db, args, migrate);
         assert!(!ok, "{args:?} ran on an incompatible schema: {said}");

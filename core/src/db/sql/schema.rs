@@ -31,7 +31,11 @@ fn migrator(engine: Engine) -> &'static Migrator {
 
 /// The newest migration this binary knows.
 pub fn known_version(engine: Engine) -> i64 {
-    migrator(engine).iter().map(|m| m.version).max().unwrap_or(0)
+    migrator(engine)
+        .iter()
+        .map(|m| m.version)
+        .max()
+        .unwrap_or(0)
 }
 
 pub(super) async fn prepare(pool: &AnyPool, engine: Engine, how: Migrations) -> anyhow::Result<()> {
@@ -62,7 +66,11 @@ pub(super) async fn check(pool: &AnyPool, engine: Engine) -> anyhow::Result<()> 
     if let Some((v, (desc, _))) = applied.iter().find(|(_, (_, ok))| !ok) {
         bail!("database migration {v} ({desc}) failed part-way; fix the database, then run `lightbox-api migrate`");
     }
-    let missing: Vec<i64> = known.iter().filter(|v| !applied.contains_key(v)).copied().collect();
+    let missing: Vec<i64> = known
+        .iter()
+        .filter(|v| !applied.contains_key(v))
+        .copied()
+        .collect();
     if let Some(first) = missing.first() {
         bail!(
             "the database lacks {} migration(s) this binary needs, from {first}: run `lightbox-api migrate` \
@@ -70,7 +78,11 @@ pub(super) async fn check(pool: &AnyPool, engine: Engine) -> anyhow::Result<()> 
             missing.len()
         );
     }
-    let newer: Vec<i64> = applied.keys().filter(|v| !known.contains(v)).copied().collect();
+    let newer: Vec<i64> = applied
+        .keys()
+        .filter(|v| !known.contains(v))
+        .copied()
+        .collect();
     if newer.is_empty() {
         return Ok(());
     }
@@ -117,13 +129,19 @@ async fn applied(pool: &AnyPool) -> anyhow::Result<BTreeMap<i64, (String, bool)>
 
 /// Migrations marked in `schema_versions`: version -> older binaries run.
 async fn compatible(pool: &AnyPool) -> anyhow::Result<BTreeMap<i64, bool>> {
-    let rows =
-        sqlx::query("SELECT version, CAST(older_binaries_run AS BIGINT) AS ok FROM schema_versions")
-            .fetch_all(pool)
-            .await
-            .context("reading schema_versions")?;
+    let rows = sqlx::query(
+        "SELECT version, CAST(older_binaries_run AS BIGINT) AS ok FROM schema_versions",
+    )
+    .fetch_all(pool)
+    .await
+    .context("reading schema_versions")?;
     rows.iter()
-        .map(|r| Ok((r.try_get::<i64, _>("version")?, r.try_get::<i64, _>("ok")? == 1)))
+        .map(|r| {
+            Ok((
+                r.try_get::<i64, _>("version")?,
+                r.try_get::<i64, _>("ok")? == 1,
+            ))
+        })
         .collect::<Result<_, sqlx::Error>>()
         .context("reading schema_versions")
 }
@@ -141,7 +159,11 @@ mod tests {
                 let sql = m.sql.to_lowercase();
                 let records = sql.contains("insert into schema_versions")
                     && sql.contains(&format!("({}, ", m.version));
-                assert!(records, "migration {} ({}) does not record itself in schema_versions", m.version, m.description);
+                assert!(
+                    records,
+                    "migration {} ({}) does not record itself in schema_versions",
+                    m.version, m.description
+                );
             }
         }
     }
