@@ -12,7 +12,9 @@ use lightbox_e2e::{eventually, synthetic_jpeg, Server};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
-const FLOOD: usize = 8;
+/// Enough that a first-in-first-out queue would keep the other photo
+/// waiting well past 5 s (each flood job is a 2000x2000 AVIF).
+const FLOOD: usize = 24;
 
 /// A 1x3000 PNG: 91 bytes that ask for a 3000x3000 canvas.
 fn strip(shade: u8) -> Vec<u8> {

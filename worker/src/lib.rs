@@ -162,7 +162,12 @@ async fn handle(
 /// since has another ticket and stays, to be handed out again.
 async fn answered(renderer: &Renderer, d: &Delivery) -> lightbox_core::Result<()> {
     if let Some(ticket) = &d.ticket {
-        renderer.finished(d.job.image_id, ticket).await?;
+        if let Err(e) = renderer.finished(d.job.image_id, ticket).await {
+            // Acked, the row would stay sent and hold one of its owner's
+            // slots; the job comes again (it produces nothing twice).
+            tracing::warn!(image_id = %d.job.image_id, error = %e, "could not remove a done job's row; it runs again");
+            return d.settle.retry(retry_delay(d.attempt + 1)).await;
+        }
     }
     d.settle.ack().await
 }

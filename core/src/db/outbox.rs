@@ -18,18 +18,23 @@ pub trait OutboxRepo {
     /// The oldest rows not yet sent.
     async fn outbox_batch(&self, limit: i64) -> Result<Vec<OutboxRow>>;
     /// Each owner's `per_owner` oldest rows not yet sent, with the owner,
-    /// oldest first, at most `limit` in all.
-    async fn outbox_heads(&self, per_owner: i64, limit: i64) -> Result<Vec<(OutboxRow, Uuid)>>;
+    /// oldest first, at most `limit` in all; owners with `cap` rows sent
+    /// already are left out.
+    async fn outbox_heads(
+        &self,
+        per_owner: i64,
+        cap: i64,
+        limit: i64,
+    ) -> Result<Vec<(OutboxRow, Uuid)>>;
     /// How many rows each owner has sent and not yet done.
     async fn outbox_in_flight(&self) -> Result<Vec<(Uuid, i64)>>;
     /// Makes rows sent before `sent_before` waiting again, under a new
     /// ticket (their messages were lost); how many.
     async fn outbox_lost(&self, sent_before: i64) -> Result<u64>;
-    /// Removes a row once sent to a queue that keeps it, or once its job
-    /// is done, unless a newer request renewed it.
+    /// Removes a row once its job is answered; a row renewed meanwhile
+    /// waits again under its next ticket.
     async fn outbox_remove(&self, row: &OutboxRow) -> Result<()>;
-    /// Keeps a row sent to a queue that does not outlive the process,
-    /// until its job is done; a renewed row is left to be sent again.
+    /// Marks a row sent (its job in flight) until its job is answered.
     async fn outbox_sent(&self, row: &OutboxRow, now: i64) -> Result<()>;
     /// Makes every sent row waiting again (a start, whose in-process
     /// queue is empty); how many.

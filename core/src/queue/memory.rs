@@ -180,8 +180,10 @@ impl Settle for MemorySettle {
         counts.queued.fetch_add(1, Ordering::Relaxed);
         tokio::spawn(async move {
             tokio::time::sleep(delay).await;
-            counts.queued.fetch_sub(1, Ordering::Relaxed);
-            let _ = send(&tx, &counts, entry);
+            // Still counted as queued: it was while it waited.
+            if tx.send(entry).is_err() {
+                counts.queued.fetch_sub(1, Ordering::Relaxed);
+            }
         });
         Ok(())
     }
@@ -218,8 +220,9 @@ impl JobQueue for MemoryQueue {
             let Some(mut e) = self.rx.lock().await.recv().await else {
                 return Ok(None);
             };
-            self.counts.queued.fetch_sub(1, Ordering::Relaxed);
+            // Busy before no longer queued: the relay never sees it in neither.
             let busy = Busy::new(&self.counts);
+            self.counts.queued.fetch_sub(1, Ordering::Relaxed);
             let turn = self.turn(&e).await;
             e.attempt = e.attempt.max(self.count_start(&e).await);
             if e.attempt > MAX_ATTEMPTS {

@@ -38,6 +38,11 @@ const POLL: Duration = Duration::from_secs(2);
 pub const BUSY_POLL: Duration = Duration::from_millis(250);
 /// A row sent this long ago while the queue holds nothing was lost.
 const LOST_AFTER: Duration = Duration::from_secs(120);
+/// A row sent this long ago was lost whatever the queue holds: a job runs
+/// for at most its CPU budget, and its retries wait at most a minute each.
+const LOST_FOR_SURE: Duration = Duration::from_secs(3600);
+/// How often a busy queue's rows are swept for those lost for sure.
+const SWEEP_EVERY: Duration = Duration::from_secs(300);
 const MAX_BACKOFF: Duration = Duration::from_secs(10);
 
 #[derive(Clone)]
@@ -45,6 +50,7 @@ pub struct Relay {
     repo: DynRepo,
     queue: Arc<dyn JobQueue>,
     wake: Arc<Notify>,
+    last_sweep: Arc<std::sync::Mutex<Option<std::time::Instant>>>,
 }
 
 /// What a pass did: rows handed out, and whether rows still wait.
@@ -60,6 +66,7 @@ impl Relay {
             repo,
             queue,
             wake: Arc::new(Notify::new()),
+            last_sweep: Arc::default(),
         }
     }
 
@@ -128,7 +135,11 @@ impl Relay {
     pub async fn hand_out(&self) -> Result<Handed> {
         let mut slots = self.queue.slots().await?;
         if slots.busy + slots.queued == 0 {
-            self.find_lost().await?;
+            self.find_lost(LOST_AFTER).await?;
+        } else if self.sweep_due() {
+            // A queue never idle (one owner's long backlog) still gives
+            // back what it lost, later.
+            self.find_lost(LOST_FOR_SURE).await?;
         }
         if slots.total() == 0 {
             // No worker is there yet (or they scaled to zero): one job
@@ -142,7 +153,10 @@ impl Relay {
             });
         }
         let per_owner = slots.per_owner();
-        let heads = self.repo.outbox_heads(per_owner as i64, HEADS).await?;
+        let heads = self
+            .repo
+            .outbox_heads(per_owner.min(slots.room()) as i64, per_owner as i64, HEADS)
+            .await?;
         if heads.is_empty() {
             return Ok(Handed {
                 sent: 0,
@@ -171,8 +185,20 @@ impl Relay {
         })
     }
 
-    async fn find_lost(&self) -> Result<()> {
-        let before = time::now_ms() - LOST_AFTER.as_millis() as i64;
+    /// Whether `SWEEP_EVERY` has passed since the last sweep of a busy queue.
+    fn sweep_due(&self) -> bool {
+        let Ok(mut last) = self.last_sweep.lock() else {
+            return false;
+        };
+        let due = last.is_none_or(|at| at.elapsed() >= SWEEP_EVERY);
+        if due {
+            *last = Some(std::time::Instant::now());
+        }
+        due
+    }
+
+    async fn find_lost(&self, after: Duration) -> Result<()> {
+        let before = time::now_ms() - after.as_millis() as i64;
         let lost = self.repo.outbox_lost(before).await?;
         if lost > 0 {
             tracing::warn!(

@@ -56,8 +56,12 @@ async fn in_process_work_stays_in_the_outbox_until_its_job_is_done() {
     };
     assert_eq!(of_b.job.image_id, b.id);
     // b is asked for again while its job runs: that job may have read b
-    // before the change, so the renewed request outlives its ack.
+    // before the change, so the renewed request outlives its answer. It
+    // waits for that answer: no second job of b runs beside the first, and
+    // b still counts as in flight for its owner.
     repo.outbox_add(&[b.id], 5).await.unwrap();
+    assert_eq!(repo.outbox_len().await.unwrap(), 0, "nothing waits yet");
+    assert_eq!(repo.outbox_in_flight().await.unwrap(), vec![(owner, 2)]);
     done(&repo, of_b).await;
     done(&repo, of_a).await;
     assert_eq!(rows(&repo).await, 1, "a's row goes with its job, b's stays");
@@ -149,7 +153,7 @@ async fn a_queue_that_keeps_work_keeps_its_rows_sent_until_they_are_lost() {
         "sent just now: not yet taken as lost"
     );
     let long_ago = crate::time::now_ms() - 600_000;
-    assert!(repo.outbox_heads(10, 10).await.unwrap().is_empty());
+    assert!(repo.outbox_heads(10, 10, 10).await.unwrap().is_empty());
     crate::db::testing::outbox_sent_at(&repo, long_ago).await;
     assert_eq!(hand_out(&relay).await, 2, "lost, and handed out again");
     assert_eq!(queue.0.lock().unwrap().len(), 2);

@@ -18,10 +18,15 @@ pub(super) async fn add(
     put(conn, engine, image_id, now, RENEW).await
 }
 
-/// A row that is there already is renewed: a new ticket, waiting again,
-/// its starts counted afresh.
-const RENEW: &str = "DO UPDATE SET ticket = excluded.ticket, queued_at = excluded.queued_at, \
-     sent_at = NULL, started = 0";
+/// A row that is there already is renewed: a waiting one gets the new
+/// ticket, its starts counted afresh; a sent one keeps its ticket (its job
+/// runs on) and holds the new one for when that job is answered
+/// (`outbox_remove`).
+const RENEW: &str = "DO UPDATE SET \
+     next_ticket = CASE WHEN render_outbox.sent_at IS NULL THEN NULL ELSE excluded.ticket END, \
+     ticket = CASE WHEN render_outbox.sent_at IS NULL THEN excluded.ticket ELSE render_outbox.ticket END, \
+     started = CASE WHEN render_outbox.sent_at IS NULL THEN 0 ELSE render_outbox.started END, \
+     queued_at = excluded.queued_at";
 
 async fn put(
     conn: &mut AnyConnection,
@@ -70,8 +75,10 @@ impl OutboxRepo for SqlRepo {
     }
 
     async fn outbox_recorded_again(&self, image_ids: &[Uuid], now: i64) -> Result<()> {
-        let keep_count = "DO UPDATE SET ticket = excluded.ticket, \
-             queued_at = excluded.queued_at, sent_at = NULL";
+        let keep_count = "DO UPDATE SET \
+             next_ticket = CASE WHEN render_outbox.sent_at IS NULL THEN NULL ELSE excluded.ticket END, \
+             ticket = CASE WHEN render_outbox.sent_at IS NULL THEN excluded.ticket ELSE render_outbox.ticket END, \
+             queued_at = excluded.queued_at";
         put_all(self, image_ids, now, keep_count).await
     }
 
@@ -94,16 +101,24 @@ impl OutboxRepo for SqlRepo {
             .collect()
     }
 
-    async fn outbox_heads(&self, per_owner: i64, limit: i64) -> Result<Vec<(OutboxRow, Uuid)>> {
+    async fn outbox_heads(
+        &self,
+        per_owner: i64,
+        cap: i64,
+        limit: i64,
+    ) -> Result<Vec<(OutboxRow, Uuid)>> {
         let rows = sqlx::query(
             "SELECT image_id, ticket, owner_id FROM ( \
                SELECT o.image_id, o.ticket, o.queued_at, i.owner_id, ROW_NUMBER() OVER \
                  (PARTITION BY i.owner_id ORDER BY o.queued_at, o.image_id) AS n \
                FROM render_outbox o JOIN images i ON i.id = o.image_id \
-               WHERE o.sent_at IS NULL) w \
-             WHERE n <= $1 ORDER BY queued_at, image_id LIMIT $2",
+               WHERE o.sent_at IS NULL AND i.owner_id NOT IN ( \
+                 SELECT f.owner_id FROM render_outbox s JOIN images f ON f.id = s.image_id \
+                 WHERE s.sent_at IS NOT NULL GROUP BY f.owner_id HAVING COUNT(*) >= $2)) w \
+             WHERE n <= $1 ORDER BY queued_at, image_id LIMIT $3",
         )
         .bind(per_owner)
+        .bind(cap)
         .bind(limit)
         .fetch_all(&self.pool)
         .await
@@ -147,8 +162,8 @@ impl OutboxRepo for SqlRepo {
             let image_id: String = r.try_get("image_id").or_internal()?;
             let ticket: String = r.try_get("ticket").or_internal()?;
             let done = sqlx::query(
-                "UPDATE render_outbox SET sent_at = NULL, ticket = $3 \
-                 WHERE image_id = $1 AND ticket = $2 AND sent_at IS NOT NULL",
+                "UPDATE render_outbox SET sent_at = NULL, ticket = $3, next_ticket = NULL, \
+                 started = 0 WHERE image_id = $1 AND ticket = $2 AND sent_at IS NOT NULL",
             )
             .bind(image_id)
             .bind(ticket)
@@ -161,13 +176,21 @@ impl OutboxRepo for SqlRepo {
         Ok(lost)
     }
 
+    /// A row renewed while its job ran waits again under its next ticket.
     async fn outbox_remove(&self, row: &OutboxRow) -> Result<()> {
-        sqlx::query("DELETE FROM render_outbox WHERE image_id = $1 AND ticket = $2")
-            .bind(row.image_id.to_string())
-            .bind(&row.ticket)
-            .execute(&self.pool)
-            .await
-            .or_internal()?;
+        for sql in [
+            "DELETE FROM render_outbox WHERE image_id = $1 AND ticket = $2 \
+             AND next_ticket IS NULL",
+            "UPDATE render_outbox SET ticket = next_ticket, next_ticket = NULL, sent_at = NULL, \
+             started = 0 WHERE image_id = $1 AND ticket = $2 AND next_ticket IS NOT NULL",
+        ] {
+            sqlx::query(sql)
+                .bind(row.image_id.to_string())
+                .bind(&row.ticket)
+                .execute(&self.pool)
+                .await
+                .or_internal()?;
+        }
         Ok(())
     }
 
@@ -183,7 +206,11 @@ impl OutboxRepo for SqlRepo {
     }
 
     async fn outbox_resend(&self) -> Result<u64> {
-        let done = sqlx::query("UPDATE render_outbox SET sent_at = NULL WHERE sent_at IS NOT NULL")
+        let done = sqlx::query(
+            "UPDATE render_outbox SET sent_at = NULL, ticket = COALESCE(next_ticket, ticket), \
+             started = CASE WHEN next_ticket IS NULL THEN started ELSE 0 END, next_ticket = NULL \
+             WHERE sent_at IS NOT NULL",
+        )
             .execute(&self.pool)
             .await
             .or_internal()?;

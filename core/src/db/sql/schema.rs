@@ -46,10 +46,13 @@ pub(super) async fn prepare(pool: &AnyPool, engine: Engine, how: Migrations) -> 
         // binary does not know has every one it does: nothing to run, and
         // whether it may serve is the check's to judge.
         if applied.keys().all(|v| known.contains(v)) {
-            migrator(engine)
-                .run(pool)
-                .await
-                .context("running database migrations")?;
+            if let Err(e) = migrator(engine).run(pool).await {
+                // A newer release's migrator may have applied one of its
+                // own since `applied` was read: then the check judges.
+                if check(pool, engine).await.is_err() {
+                    return Err(e).context("running database migrations");
+                }
+            }
         }
     }
     check(pool, engine).await
@@ -107,24 +110,37 @@ pub(super) async fn check(pool: &AnyPool, engine: Engine) -> anyhow::Result<()> 
 
 /// Applied migrations: version -> (description, whether it finished).
 async fn applied(pool: &AnyPool) -> anyhow::Result<BTreeMap<i64, (String, bool)>> {
-    let rows = sqlx::query("SELECT version, description, success FROM _sqlx_migrations")
+    // As integers: the `Any` driver reads no SQLite booleans.
+    let rows = sqlx::query(
+        "SELECT version, description, CAST(success AS BIGINT) AS success FROM _sqlx_migrations",
+    )
         .fetch_all(pool)
         .await;
     let rows = match rows {
         Ok(rows) => rows,
         // No table: a new database, with nothing applied.
-        Err(e) if e.to_string().contains("_sqlx_migrations") => Vec::new(),
+        Err(e) if missing_table(&e) => Vec::new(),
         Err(e) => return Err(e).context("reading the applied migrations"),
     };
     rows.iter()
         .map(|r| {
             let version: i64 = r.try_get("version")?;
             let description: String = r.try_get("description")?;
-            let success: bool = r.try_get("success")?;
+            let success = r.try_get::<i64, _>("success")? != 0;
             Ok((version, (description, success)))
         })
         .collect::<Result<_, sqlx::Error>>()
         .context("reading the applied migrations")
+}
+
+/// SQLite's "no such table", PostgreSQL's undefined_table (42P01).
+fn missing_table(e: &sqlx::Error) -> bool {
+    match e {
+        sqlx::Error::Database(db) => {
+            db.code().as_deref() == Some("42P01") || db.message().contains("no such table")
+        }
+        _ => false,
+    }
 }
 
 /// Migrations marked in `schema_versions`: version -> older binaries run.
