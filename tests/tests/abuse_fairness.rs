@@ -36,7 +36,13 @@ async fn flood(srv: &Server, t: &str, n: usize) -> Vec<Value> {
     let mut ids = Vec::new();
     for i in 0..n {
         let (status, img) = srv
-            .upload(Some(t), strip(i as u8 * 20), "s.png", "image/png", None)
+            .upload(
+                Some(t),
+                strip((i * 10 % 250) as u8),
+                "s.png",
+                "image/png",
+                None,
+            )
             .await;
         assert_eq!(status, 201, "{img}");
         ids.push(img["id"].clone());

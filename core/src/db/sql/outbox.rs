@@ -211,9 +211,9 @@ impl OutboxRepo for SqlRepo {
              started = CASE WHEN next_ticket IS NULL THEN started ELSE 0 END, next_ticket = NULL \
              WHERE sent_at IS NOT NULL",
         )
-            .execute(&self.pool)
-            .await
-            .or_internal()?;
+        .execute(&self.pool)
+        .await
+        .or_internal()?;
         Ok(done.rows_affected())
     }
 

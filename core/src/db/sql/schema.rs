@@ -112,10 +112,10 @@ pub(super) async fn check(pool: &AnyPool, engine: Engine) -> anyhow::Result<()> 
 async fn applied(pool: &AnyPool) -> anyhow::Result<BTreeMap<i64, (String, bool)>> {
     // As integers: the `Any` driver reads no SQLite booleans.
     let rows = sqlx::query(
-        "SELECT version, description, CAST(success AS BIGINT) AS success FROM _sqlx_migrations",
+        "SELECT version, description, CASE WHEN success THEN 1 ELSE 0 END AS success FROM _sqlx_migrations",
     )
-        .fetch_all(pool)
-        .await;
+    .fetch_all(pool)
+    .await;
     let rows = match rows {
         Ok(rows) => rows,
         // No table: a new database, with nothing applied.
