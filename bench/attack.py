@@ -277,7 +277,9 @@ def slow_body(url, hold_limit):
         opened = time.time()
         s.settimeout(1)
         outcome = None
-        while outcome is None and not stop.is_set():
+        # Held to its outcome even past the attack's end: the server's
+        # bound (30 s) may be longer than a short run.
+        while outcome is None:
             try:
                 s.send(b" " * 4096)
                 if s.recv(65536, socket.MSG_DONTWAIT) == b"":
@@ -355,13 +357,15 @@ def render_flood(url, token):
 
 
 def timed_photo(url, token):
-    """While the flood runs, another owner's photo, timed to `ready`."""
-    time.sleep(10)
+    """While the flood runs, another owner's small photo (cheap to render:
+    what it waits for is the queue, not the cores), timed to `ready`."""
+    time.sleep(5)
     img = None
     while img is None and not stop.is_set():
-        status, img = upload(url, token, jpeg_photo(), "p.jpg", "image/jpeg")
+        status, img = upload(url, token, gradient_png(640, 480), "p.png", "image/png")
     started = time.time()
-    while not stop.is_set():
+    # Followed past the attack's end, up to a minute.
+    while time.time() - started < 60:
         now = rpc(url, "image.get", {"id": img["id"]}, token)["result"]
         if now["status"] != "processing":
             with lock:
@@ -370,9 +374,13 @@ def timed_photo(url, token):
         time.sleep(0.1)
 
 
-def jpeg_photo():
-    with open(PHOTO, "rb") as f:
-        return f.read()
+def gradient_png(w, h):
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    rows = b"".join(b"\0" + bytes((x * 255 // w, y * 255 // h, 90)[c] for x in range(w) for c in range(3))
+                    for y in range(h))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(rows, 6)) + chunk(b"IEND", b""))
 
 
 def ready_archive(url, token):
@@ -395,10 +403,7 @@ def main():
     p.add_argument("--header-timeout", type=int, default=10)
     p.add_argument("--zip-send-timeout", type=int, default=30)
     p.add_argument("--idle-timeout", type=int, default=60)
-    p.add_argument("--photo", required=True, help="an ordinary JPEG, timed while the render flood runs")
     a = p.parse_args()
-    global PHOTO
-    PHOTO = a.photo
     token = rpc(a.url, "auth.login", {"email": a.email, "password": a.password})["result"]["access_token"]
     victim = {"email": "victim%d@example.com" % random.randrange(1 << 30), "password": "victim-password"}
     rpc(a.url, "admin.user.create", victim, token)
@@ -461,8 +466,12 @@ def main():
         failed.append("a batch of rpc.discover was answered with more than one document")
     if not counts.get("render_flood_upload_201"):
         failed.append("the render flood uploaded nothing")
+    # Beside the load test and every flood here, the flood's own jobs take
+    # seconds each, and the photo waits for the first slot to free (the
+    # end-to-end test, on a quiet server, holds it to 5 s); first in first
+    # out, it would wait for the whole flood queued before it.
     ready = counts.get("other_owner_ready_s")
-    if ready is None or ready > 5:
+    if ready is None or ready > 20:
         failed.append("another owner's photo waited behind the render flood (%s s)" % ready)
     if not archive:
         failed.append("no photo to zip")

@@ -28,8 +28,7 @@ curl -sf -o /dev/null "$url/api/v1/images" -H "Authorization: Bearer $token" \
     -F "file=@${CORPUS:-../shared/corpus}/elephants_5640x3172_prog.jpg"
 echo "## attacked: ${secs}s of load beside login floods, slowloris, slow bodies, unread zips and h2 streams, discover batches and a render flood ($(date -u +%F), $(nproc) cores)"
 python3 bench/attack.py --url "$url" --email "$LIGHTBOX_ADMIN_EMAIL" --password "$LIGHTBOX_ADMIN_PASSWORD" \
-    --seconds "$secs" --header-timeout 5 --zip-send-timeout 5 --idle-timeout 10 \
-    --photo "${CORPUS:-../shared/corpus}/sunset_4272x2848.jpg" &
+    --seconds "$secs" --header-timeout 5 --zip-send-timeout 5 --idle-timeout 10 &
 attacker=$!
 status=0
 target/debug/load --url "$url" --email "$LIGHTBOX_ADMIN_EMAIL" --password "$LIGHTBOX_ADMIN_PASSWORD" \
