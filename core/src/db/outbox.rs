@@ -15,8 +15,6 @@ pub struct OutboxRow {
 pub trait OutboxRepo {
     /// Records that these images need their renders brought up to date.
     async fn outbox_add(&self, image_ids: &[Uuid], now: i64) -> Result<()>;
-    /// The oldest rows not yet sent.
-    async fn outbox_batch(&self, limit: i64) -> Result<Vec<OutboxRow>>;
     /// Each owner's `per_owner` oldest rows not yet sent, with the owner,
     /// oldest first, at most `limit` in all; owners with `cap` rows sent
     /// already are left out.

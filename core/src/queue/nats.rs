@@ -135,6 +135,14 @@ impl NatsQueue {
             .await
     }
 
+    async fn consumer_info(&self) -> Result<jetstream::consumer::Info> {
+        self.consumer()
+            .await?
+            .get_info()
+            .await
+            .map_err(|e| nats_err("consumer info", e))
+    }
+
     fn connected(&self) -> bool {
         self.client.connection_state() == async_nats::connection::State::Connected
     }
@@ -275,12 +283,7 @@ impl JobQueue for NatsQueue {
     }
 
     async fn depth(&self) -> Result<u64> {
-        let info = self
-            .consumer()
-            .await?
-            .get_info()
-            .await
-            .map_err(|e| nats_err("consumer info", e))?;
+        let info = self.consumer_info().await?;
         Ok(info.num_pending + info.num_ack_pending as u64)
     }
 
@@ -288,12 +291,7 @@ impl JobQueue for NatsQueue {
     /// a delivery not yet acknowledged (or one handed back to wait out its
     /// delay, which then counts as a slot: the relay waits a little more).
     async fn slots(&self) -> Result<Slots> {
-        let info = self
-            .consumer()
-            .await?
-            .get_info()
-            .await
-            .map_err(|e| nats_err("consumer info", e))?;
+        let info = self.consumer_info().await?;
         Ok(Slots {
             idle: info.num_waiting as u64,
             busy: info.num_ack_pending as u64,

@@ -358,8 +358,8 @@ async fn writes_to_a_photo_deleted_meanwhile_find_it_gone() {
         "the deleted photo is left out"
     );
     queued.unwrap();
-    let waiting = repo.outbox_batch(10).await.unwrap();
-    let waiting: Vec<_> = waiting.iter().map(|row| row.image_id).collect();
+    let waiting = repo.outbox_heads(10, i64::MAX, 10).await.unwrap();
+    let waiting: Vec<_> = waiting.iter().map(|(row, _)| row.image_id).collect();
     assert_eq!(
         waiting,
         vec![kept.id],

@@ -82,25 +82,6 @@ impl OutboxRepo for SqlRepo {
         put_all(self, image_ids, now, keep_count).await
     }
 
-    async fn outbox_batch(&self, limit: i64) -> Result<Vec<OutboxRow>> {
-        let rows = sqlx::query(
-            "SELECT image_id, ticket FROM render_outbox WHERE sent_at IS NULL \
-             ORDER BY queued_at, image_id LIMIT $1",
-        )
-        .bind(limit)
-        .fetch_all(&self.pool)
-        .await
-        .or_internal()?;
-        rows.iter()
-            .map(|r| {
-                Ok(OutboxRow {
-                    image_id: uuid(r, "image_id")?,
-                    ticket: r.try_get("ticket").or_internal()?,
-                })
-            })
-            .collect()
-    }
-
     async fn outbox_heads(
         &self,
         per_owner: i64,

@@ -29,15 +29,6 @@ fn migrator(engine: Engine) -> &'static Migrator {
     }
 }
 
-/// The newest migration this binary knows.
-pub fn known_version(engine: Engine) -> i64 {
-    migrator(engine)
-        .iter()
-        .map(|m| m.version)
-        .max()
-        .unwrap_or(0)
-}
-
 pub(super) async fn prepare(pool: &AnyPool, engine: Engine, how: Migrations) -> anyhow::Result<()> {
     if how == Migrations::Run {
         let known = known(engine);
